@@ -1,0 +1,32 @@
+"""Builds the Cython extensions; metadata lives in setup.cfg."""
+import sys
+
+import numpy
+from Cython.Build import cythonize
+from setuptools import Extension, setup
+
+MODULES = [
+    "spacy_nonmono.graph.algorithms",
+    "spacy_nonmono.systems.base",
+    "spacy_nonmono.systems.covington",
+    "spacy_nonmono.decoders.greedy",
+]
+COMPILE_ARGS = ["/O2"] if sys.platform == "win32" else ["-O3", "-std=c++11"]
+
+extensions = [
+    Extension(
+        name,
+        [name.replace(".", "/") + ".pyx"],
+        include_dirs=[numpy.get_include()],
+        language="c++",
+        extra_compile_args=COMPILE_ARGS,
+    )
+    for name in MODULES
+]
+
+setup(
+    ext_modules=cythonize(
+        extensions,
+        compiler_directives={"language_level": "3", "embedsignature": True},
+    )
+)

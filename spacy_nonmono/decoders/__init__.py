@@ -1,0 +1,1 @@
+"""Decoders: the batched greedy loop (Cython); exact chart decoders later."""

@@ -1,0 +1,221 @@
+# cython: boundscheck=False, wraparound=False, cdivision=True, infer_types=True
+"""A batch of parser configurations: greedy parsing in C, and the per-step
+calls training needs (context, oracle costs, moves)."""
+import numpy
+from libc.math cimport exp, log
+from libc.string cimport memset, memcpy
+from libc.stdlib cimport calloc, free
+from cymem.cymem cimport Pool
+from thinc.backends.cblas cimport CBlas, sgemm
+
+from ..systems.base cimport StateC, GoldC, TransitionSystem, alloc_state
+
+
+cdef class StateBatch:
+    """Configurations for a list of sentences. Sentence b has `lengths[b]`
+    words whose token vectors are rows offsets[b] .. offsets[b]+lengths[b]-1 of
+    the batch's token table; the root vector is row `root_id`."""
+    cdef Pool mem
+    cdef readonly TransitionSystem system
+    cdef StateC** states
+    cdef GoldC** golds
+    cdef readonly int size
+    cdef readonly bint has_gold
+
+    def __init__(self, TransitionSystem system, lengths, offsets, int root_id,
+                 gold_heads=None, gold_labels=None):
+        self.mem = Pool()
+        self.system = system
+        self.size = len(lengths)
+        self.states = <StateC**>self.mem.alloc(max(1, self.size), sizeof(StateC*))
+        self.golds = <GoldC**>self.mem.alloc(max(1, self.size), sizeof(GoldC*))
+        self.has_gold = gold_heads is not None
+        cdef int b, k, n
+        cdef int[::1] heads, labels
+        for b in range(self.size):
+            n = lengths[b]
+            self.states[b] = alloc_state(self.mem, n)
+            self.states[b].offset = offsets[b]
+            self.states[b].root_id = root_id
+            system.init_state(self.states[b])
+            if self.has_gold:
+                heads = numpy.ascontiguousarray(gold_heads[b], dtype=numpy.int32)
+                labels = numpy.ascontiguousarray(gold_labels[b], dtype=numpy.int32)
+                self.golds[b] = <GoldC*>self.mem.alloc(1, sizeof(GoldC))
+                self.golds[b].n = n
+                self.golds[b].heads = <int*>self.mem.alloc(n + 1, sizeof(int))
+                self.golds[b].labels = <int*>self.mem.alloc(n + 1, sizeof(int))
+                self.golds[b].heads[0] = -1
+                self.golds[b].labels[0] = -1
+                for k in range(n):
+                    self.golds[b].heads[k + 1] = heads[k]
+                    self.golds[b].labels[k + 1] = labels[k]
+
+    def active(self):
+        """Indices of the configurations that are not final."""
+        return numpy.asarray(
+            [b for b in range(self.size) if not self.system.is_final(self.states[b])],
+            dtype=numpy.int32,
+        )
+
+    def get_context(self, int[::1] active):
+        cdef int nF = self.system.n_context
+        ids = numpy.empty((active.shape[0], nF), dtype=numpy.int32)
+        cdef int[:, ::1] view = ids
+        cdef int a
+        for a in range(active.shape[0]):
+            self.system.set_context(self.states[active[a]], &view[a, 0])
+        return ids
+
+    def get_costs(self, int[::1] active):
+        """Oracle costs and validity, each (n_active, n_moves)."""
+        cdef int nO = self.system.n_moves
+        costs = numpy.empty((active.shape[0], nO), dtype=numpy.float32)
+        valid = numpy.empty((active.shape[0], nO), dtype=numpy.int32)
+        cdef float[:, ::1] c = costs
+        cdef int[:, ::1] v = valid
+        cdef int a
+        for a in range(active.shape[0]):
+            self.system.set_oracle_costs(
+                self.states[active[a]], self.golds[active[a]], &v[a, 0], &c[a, 0])
+        return costs, valid
+
+    def apply(self, int[::1] active, int[::1] moves):
+        cdef int a
+        for a in range(active.shape[0]):
+            self.system.apply(self.states[active[a]], moves[a])
+
+    def finish(self):
+        """Finish every configuration to a tree; return (heads, labels) lists
+        of int32 arrays (head of word k at k-1, 0 = root; label -1 = repair)."""
+        cdef int b, k
+        heads, labels = [], []
+        for b in range(self.size):
+            self.system.finish(self.states[b])
+            n = self.states[b].n
+            h = numpy.empty(n, dtype=numpy.int32)
+            l = numpy.empty(n, dtype=numpy.int32)
+            for k in range(n):
+                h[k] = self.states[b].heads[k + 1]
+                l[k] = self.states[b].labels[k + 1]
+            heads.append(h)
+            labels.append(l)
+        return heads, labels
+
+    def parse(self, CBlas cblas, float[:, :, :, ::1] table, float[:, ::1] lower_bias,
+              float[:, ::1] upper_W, float[::1] upper_b):
+        """Greedy parsing of every configuration to the end, without the GIL.
+
+        table: (n_rows + 1, nF, nH, nP) precomputed contributions of each
+        token row per context slot; row 0 is the per-slot padding, so token
+        row r is at table[r + 1]. upper_W: (nO, nH); upper_b: (nO,).
+        """
+        cdef int nF = table.shape[1], nH = table.shape[2], nP = table.shape[3]
+        cdef int nO = upper_W.shape[0]
+        if nF != self.system.n_context or nO != self.system.n_moves:
+            raise ValueError(
+                f"Model shape (context {nF}, moves {nO}) does not match the "
+                f"transition system (context {self.system.n_context}, moves "
+                f"{self.system.n_moves})."
+            )
+        with nogil:
+            greedy_parse(self.system, self.states, self.size, cblas, &table[0, 0, 0, 0],
+                         &lower_bias[0, 0], &upper_W[0, 0], &upper_b[0], nF, nH, nP, nO)
+
+
+cdef int greedy_parse(TransitionSystem system, StateC** batch, int size, CBlas cblas,
+                      const float* table, const float* lower_bias,
+                      const float* upper_W, const float* upper_b,
+                      int nF, int nH, int nP, int nO) except -1 nogil:
+    cdef int HP = nH * nP
+    cdef int row_size = nF * HP
+    cdef StateC** states = <StateC**>calloc(size, sizeof(StateC*))
+    cdef int* ids = <int*>calloc(size * nF, sizeof(int))
+    cdef float* unmaxed = <float*>calloc(size * HP, sizeof(float))
+    cdef float* hidden = <float*>calloc(size * nH, sizeof(float))
+    cdef float* scores = <float*>calloc(size * nO, sizeof(float))
+    cdef int* is_valid = <int*>calloc(nO, sizeof(int))
+    cdef int n_active = 0, a, f, h, p, m, best, b, row
+    cdef const float* feat
+    cdef float* u
+    cdef float mx
+    for b in range(size):
+        if not system.is_final(batch[b]):
+            states[n_active] = batch[b]
+            n_active += 1
+    while n_active > 0:
+        # Hidden layer: bias + sum of the precomputed slot contributions, maxout.
+        for a in range(n_active):
+            system.set_context(states[a], &ids[a * nF])
+            u = &unmaxed[a * HP]
+            memcpy(u, lower_bias, HP * sizeof(float))
+            for f in range(nF):
+                row = ids[a * nF + f] + 1
+                feat = &table[row * row_size + f * HP]
+                for h in range(HP):
+                    u[h] += feat[h]
+            for h in range(nH):
+                mx = u[h * nP]
+                for p in range(1, nP):
+                    if u[h * nP + p] > mx:
+                        mx = u[h * nP + p]
+                hidden[a * nH + h] = mx
+        # Scores for the whole batch in one matrix product.
+        sgemm(cblas)(False, True, n_active, nO, nH, 1.0, hidden, nH,
+                     upper_W, nH, 0.0, scores, nO)
+        b = 0
+        for a in range(n_active):
+            system.set_valid(states[a], is_valid)
+            best = -1
+            for m in range(nO):
+                if is_valid[m] and (best == -1 or
+                                    scores[a * nO + m] + upper_b[m] > scores[a * nO + best] + upper_b[best]):
+                    best = m
+            if best == -1:
+                # No valid move in a non-final state would be a system bug;
+                # stop rather than loop forever.
+                free(states); free(ids); free(unmaxed); free(hidden); free(scores); free(is_valid)
+                with gil:
+                    raise RuntimeError("Transition system offered no valid move.")
+            system.apply(states[a], best)
+            if not system.is_final(states[a]):
+                states[b] = states[a]
+                b += 1
+        n_active = b
+    free(states); free(ids); free(unmaxed); free(hidden); free(scores); free(is_valid)
+    return 0
+
+
+def softmax_log_loss(float[:, ::1] scores, float[:, ::1] costs, int[:, ::1] valid):
+    """Gradient of -log P(zero-cost moves) under a softmax over the valid
+    moves, and the summed loss. Zero-cost means the minimum cost among the
+    valid moves (always 0 for an exact oracle)."""
+    cdef int nB = scores.shape[0], nO = scores.shape[1], b, m
+    d_scores = numpy.zeros((nB, nO), dtype=numpy.float32)
+    cdef float[:, ::1] d = d_scores
+    cdef double mx, Z, gZ, best_cost, total = 0.0
+    for b in range(nB):
+        best_cost = 1e9
+        mx = -1e30
+        for m in range(nO):
+            if valid[b, m]:
+                if costs[b, m] < best_cost:
+                    best_cost = costs[b, m]
+                if scores[b, m] > mx:
+                    mx = scores[b, m]
+        if mx == -1e30:
+            continue
+        Z = 0.0
+        gZ = 0.0
+        for m in range(nO):
+            if valid[b, m]:
+                Z += exp(scores[b, m] - mx)
+                if costs[b, m] <= best_cost:
+                    gZ += exp(scores[b, m] - mx)
+        for m in range(nO):
+            if valid[b, m]:
+                d[b, m] = exp(scores[b, m] - mx) / Z
+                if costs[b, m] <= best_cost:
+                    d[b, m] -= exp(scores[b, m] - mx) / gZ
+        total += log(Z) - log(gZ)
+    return d_scores, total

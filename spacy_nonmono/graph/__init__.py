@@ -1,0 +1,1 @@
+"""Shared graph algorithms (Cython): connectivity, paths, cycle counting."""

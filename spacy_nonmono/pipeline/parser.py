@@ -1,0 +1,481 @@
+"""The `nonmono_parser` pipeline component."""
+import warnings
+from collections import Counter
+from itertools import islice
+from typing import Callable, Dict, Iterable, List, Optional, Tuple
+
+import numpy
+import srsly
+from spacy import util
+from spacy.attrs import DEP, HEAD
+from spacy.language import Language
+from spacy.pipeline import TrainablePipe
+from spacy.scorer import Scorer
+from spacy.tokens import Doc
+from spacy.training import Example, validate_examples, validate_get_examples
+from spacy.vocab import Vocab
+from thinc.api import Config, Model, NumpyOps, set_dropout_rate
+
+from ..decoders.greedy import StateBatch, softmax_log_loss
+from ..registry import get_system
+from ..systems.base import check_gold_tree
+
+NUMPY_OPS = NumpyOps()
+
+# Labels written for words a system left without head (see `finish`).
+REPAIR_LABEL = "dep"
+ROOT_LABEL = "ROOT"
+
+DEFAULT_MODEL_CONFIG = """
+[model]
+@architectures = "spacy_nonmono.NonMonoParserModel.v1"
+hidden_width = 64
+maxout_pieces = 2
+
+[model.tok2vec]
+@architectures = "spacy.HashEmbedCNN.v2"
+pretrained_vectors = null
+width = 96
+depth = 4
+embed_size = 2000
+window_size = 1
+maxout_pieces = 3
+subword_features = true
+"""
+DEFAULT_MODEL = Config().from_str(DEFAULT_MODEL_CONFIG)["model"]
+
+
+@Language.factory(
+    "nonmono_parser",
+    assigns=["token.dep", "token.head", "token.is_sent_start", "doc.sents"],
+    default_config={
+        "model": DEFAULT_MODEL,
+        "system": "covington",
+        "oracle": "dynamic",
+        "follow_oracle_prob": 0.1,
+        "max_sentence_length": 256,
+        "scorer": {"@scorers": "spacy_nonmono.parser_scorer.v1"},
+    },
+    default_score_weights={
+        "dep_las_punct": 0.5,
+        "dep_uas_punct": 0.5,
+        "dep_uas": 0.0,
+        "dep_las": 0.0,
+        "dep_las_per_type": None,
+        "sents_p": None,
+        "sents_r": None,
+        "sents_f": 0.0,
+    },
+)
+def make_nonmono_parser(
+    nlp: Language,
+    name: str,
+    model: Model,
+    system: str,
+    oracle: str,
+    follow_oracle_prob: float,
+    max_sentence_length: int,
+    scorer: Optional[Callable],
+):
+    """A greedy transition-based dependency parser.
+
+    system: name of the transition system ("covington", ...).
+    oracle: "dynamic" (train with error exploration, costs from the dynamic
+        oracle) or "static" (train on the gold sequence only).
+    follow_oracle_prob: with a dynamic oracle, the probability of advancing a
+        training state by the best-scoring zero-cost move instead of the
+        model's prediction.
+    max_sentence_length: sentences longer than this are parsed in windows of
+        this many words, the windows' roots attached to the first window's
+        root; training skips them (counted warning).
+    """
+    return NonMonoParser(
+        nlp.vocab,
+        model,
+        name,
+        system=system,
+        oracle=oracle,
+        follow_oracle_prob=follow_oracle_prob,
+        max_sentence_length=max_sentence_length,
+        scorer=scorer,
+    )
+
+
+def _dep_getter(token, attr):
+    return token.vocab.strings.as_string(getattr(token, attr)).lower()
+
+
+def parser_score(examples: Iterable[Example], **kwargs) -> Dict[str, object]:
+    """spaCy's parser scores (punctuation excluded) plus UAS/LAS over all
+    tokens, punctuation included, as `dep_uas_punct` / `dep_las_punct`."""
+    examples = list(examples)
+    results = {}
+    results.update(Scorer.score_spans(examples, "sents", **kwargs))
+    kwargs.setdefault("getter", _dep_getter)
+    kwargs.setdefault("ignore_labels", ("p", "punct"))
+    results.update(Scorer.score_deps(examples, "dep", **kwargs))
+    kwargs["ignore_labels"] = ()
+    with_punct = Scorer.score_deps(examples, "dep", **kwargs)
+    results["dep_uas_punct"] = with_punct["dep_uas"]
+    results["dep_las_punct"] = with_punct["dep_las"]
+    return results
+
+
+@util.registry.scorers("spacy_nonmono.parser_scorer.v1")
+def make_parser_scorer():
+    return parser_score
+
+
+class GoldProblems(Counter):
+    """Counts of training sentences skipped, by reason."""
+
+    def summary(self) -> str:
+        return ", ".join(f"{n} {reason}" for reason, n in sorted(self.items()))
+
+
+class NonMonoParser(TrainablePipe):
+    """Transition-based dependency parser with a pluggable transition system."""
+
+    def __init__(
+        self,
+        vocab: Vocab,
+        model: Model,
+        name: str = "nonmono_parser",
+        *,
+        system: str = "covington",
+        oracle: str = "dynamic",
+        follow_oracle_prob: float = 0.1,
+        max_sentence_length: int = 256,
+        scorer: Optional[Callable] = parser_score,
+    ):
+        if not 0.0 <= follow_oracle_prob <= 1.0:
+            raise ValueError(f"follow_oracle_prob must be in [0, 1], got {follow_oracle_prob}.")
+        if max_sentence_length < 1:
+            raise ValueError(f"max_sentence_length must be positive, got {max_sentence_length}.")
+        self.vocab = vocab
+        self.model = model
+        self.name = name
+        self.scorer = scorer
+        self.cfg = {
+            "system": system,
+            "oracle": oracle,
+            "follow_oracle_prob": follow_oracle_prob,
+            "max_sentence_length": max_sentence_length,
+            "labels": [],
+        }
+        self.gold_problems = GoldProblems()
+        self._rng = numpy.random.default_rng(0)
+        self._set_labels([])
+
+    # -- labels and the transition system ---------------------------------
+
+    def _set_labels(self, labels: List[str]) -> None:
+        """(Re)build the transition system for these labels and size the model."""
+        self.moves = get_system(self.cfg["system"])(labels=labels, oracle=self.cfg["oracle"])
+        self.cfg["labels"] = list(labels)
+        lower = self.model.get_ref("lower")
+        if not lower.has_dim("nF"):
+            lower.set_dim("nF", self.moves.n_context)
+        elif lower.get_dim("nF") != self.moves.n_context:
+            raise ValueError(
+                f"The model reads {lower.get_dim('nF')} context slots but system "
+                f"{self.cfg['system']!r} provides {self.moves.n_context}."
+            )
+        if labels:
+            upper = self.model.get_ref("upper")
+            if not upper.has_dim("nO") or upper.get_dim("nO") is None:
+                upper.set_dim("nO", self.moves.n_moves)
+            elif upper.get_dim("nO") != self.moves.n_moves:
+                raise ValueError(
+                    f"The model has {upper.get_dim('nO')} outputs but the system has "
+                    f"{self.moves.n_moves} moves; labels cannot change after initialization."
+                )
+
+    @property
+    def labels(self) -> Tuple[str, ...]:
+        return tuple(self.cfg["labels"])
+
+    @property
+    def label_data(self) -> List[str]:
+        return list(self.cfg["labels"])
+
+    def add_label(self, label: str) -> int:
+        if label in self.cfg["labels"]:
+            return 0
+        if self.model.get_ref("upper").has_param("W"):
+            raise ValueError("Cannot add labels to an initialized nonmono_parser.")
+        self._set_labels(self.cfg["labels"] + [label])
+        return 1
+
+    # -- sentences ----------------------------------------------------------
+
+    def _windows(self, doc: Doc) -> List[Tuple[int, int, int]]:
+        """(sentence start, start, end) of the token spans to parse: the
+        sentences when boundaries are set, else the whole doc; sentences
+        longer than max_sentence_length are cut into windows."""
+        if len(doc) == 0:
+            return []
+        if doc.has_annotation("SENT_START"):
+            sents = [(s.start, s.end) for s in doc.sents]
+        else:
+            sents = [(0, len(doc))]
+        limit = self.cfg["max_sentence_length"]
+        return [
+            (start, w, min(end, w + limit))
+            for start, end in sents
+            for w in range(start, end, limit)
+        ]
+
+    # -- prediction -----------------------------------------------------------
+
+    def _batch(self, docs: List[Doc], spans):
+        """A StateBatch over spans [(doc index, start, end)] of docs, whose
+        token rows follow the order of the docs (as the model lays them out)."""
+        doc_offsets = numpy.cumsum([0] + [len(doc) for doc in docs])
+        lengths = [end - start for d, start, end in spans]
+        offsets = [int(doc_offsets[d]) + start for d, start, end in spans]
+        return lengths, offsets, int(doc_offsets[-1])
+
+    def predict(self, docs: Iterable[Doc]):
+        """Parse docs; return per doc (heads, labels): the absolute index of
+        each token's head (itself for a root) and label strings."""
+        docs = list(docs)
+        results = [(numpy.arange(len(doc), dtype="int64"), [ROOT_LABEL] * len(doc)) for doc in docs]
+        windows = [(d, w) for d, doc in enumerate(docs) for w in self._windows(doc)]
+        if not windows:
+            return results
+        if not self.labels:
+            raise ValueError(
+                f"The {self.name!r} component has no labels: initialize or train it first."
+            )
+        spans = [(d, start, end) for d, (sent_start, start, end) in windows]
+        lengths, offsets, root_row = self._batch(docs, spans)
+        table = self.model.predict(docs)
+        lower = self.model.get_ref("lower")
+        upper = self.model.get_ref("upper")
+        batch = StateBatch(self.moves, lengths, offsets, root_row)
+        batch.parse(
+            NUMPY_OPS.cblas(),
+            numpy.ascontiguousarray(table, dtype="f"),
+            numpy.ascontiguousarray(lower.get_param("b"), dtype="f"),
+            numpy.ascontiguousarray(upper.get_param("W"), dtype="f"),
+            numpy.ascontiguousarray(upper.get_param("b"), dtype="f"),
+        )
+        heads, labels = batch.finish()
+        names = self.labels
+        sentence_root = {}
+        for (d, (sent_start, start, end)), h, l in zip(windows, heads, labels):
+            doc_heads, doc_labels = results[d]
+            for k in range(end - start):
+                token = start + k
+                if h[k] != 0:
+                    doc_heads[token] = start + h[k] - 1
+                    doc_labels[token] = names[l[k]] if l[k] >= 0 else REPAIR_LABEL
+                elif (d, sent_start) not in sentence_root:
+                    # The first window's root is the sentence's root...
+                    sentence_root[(d, sent_start)] = token
+                    doc_heads[token] = token
+                    doc_labels[token] = names[l[k]] if l[k] >= 0 else ROOT_LABEL
+                else:
+                    # ...and the roots of later windows attach to it.
+                    doc_heads[token] = sentence_root[(d, sent_start)]
+                    doc_labels[token] = REPAIR_LABEL
+        return results
+
+    def set_annotations(self, docs: Iterable[Doc], parses) -> None:
+        strings = self.vocab.strings
+        for doc, (heads, labels) in zip(docs, parses):
+            if len(doc) == 0:
+                continue
+            arr = numpy.empty((len(doc), 2), dtype="uint64")
+            rel = numpy.asarray(heads, dtype="int64") - numpy.arange(len(doc), dtype="int64")
+            arr[:, 0] = rel.astype("uint64")
+            arr[:, 1] = [strings.add(label) for label in labels]
+            doc.from_array([HEAD, DEP], arr)
+
+    # -- training -------------------------------------------------------------
+
+    def _gold_sentences(self, examples: List[Example], problems: Counter):
+        """Yield (doc index, start, end, heads, label ids) for every trainable
+        gold sentence: heads are 1-based within the sentence (0 = root).
+        Sentences that cannot be trained on are counted in `problems`."""
+        limit = self.cfg["max_sentence_length"]
+        label_ids = self.moves.label_ids
+        for d, eg in enumerate(examples):
+            if len(eg.predicted) == 0:
+                continue
+            if not eg.reference.has_annotation("DEP"):
+                problems["docs without a gold parse"] += 1
+                continue
+            heads, deps = eg.get_aligned_parse(projectivize=False)
+            starts = eg.get_aligned_sent_starts()
+            bounds = [k for k, s in enumerate(starts) if s == 1 or k == 0] + [len(starts)]
+            for start, end in zip(bounds, bounds[1:]):
+                reason = None
+                if end - start > limit:
+                    reason = f"sentences longer than max_sentence_length={limit}"
+                elif any(h is None or not (start <= h < end) for h in heads[start:end]):
+                    reason = "sentences with missing, misaligned or out-of-sentence heads"
+                elif any(not dep for dep in deps[start:end]):
+                    reason = "sentences with missing labels"
+                elif any(dep not in label_ids for dep in deps[start:end]):
+                    reason = "sentences with labels unknown to the component"
+                if reason is None:
+                    sent_heads = [0 if h == start + k else h - start + 1
+                                  for k, h in enumerate(heads[start:end])]
+                    try:
+                        check_gold_tree(sent_heads)
+                    except ValueError:
+                        reason = "sentences whose gold heads are not a single-rooted tree"
+                if reason is not None:
+                    problems[reason] += 1
+                    continue
+                yield d, start, end, sent_heads, [label_ids[dep] for dep in deps[start:end]]
+
+    def update(
+        self,
+        examples: Iterable[Example],
+        *,
+        drop: float = 0.0,
+        sgd=None,
+        losses: Optional[Dict[str, float]] = None,
+    ) -> Dict[str, float]:
+        """Learn from a batch: run the transition system over every gold
+        sentence, scoring each step's moves against the oracle's zero-cost
+        moves (softmax log-loss), and advancing by the predicted move or, with
+        probability follow_oracle_prob (always, for a static oracle), by the
+        best-scoring zero-cost move."""
+        if losses is None:
+            losses = {}
+        losses.setdefault(self.name, 0.0)
+        validate_examples(examples, "NonMonoParser.update")
+        examples = list(examples)
+        golds = list(self._gold_sentences(examples, self.gold_problems))
+        if not golds:
+            return losses
+        docs = [eg.predicted for eg in examples]
+        lengths, offsets, root_row = self._batch(docs, [(d, s, e) for d, s, e, _, _ in golds])
+        batch = StateBatch(
+            self.moves, lengths, offsets, root_row,
+            gold_heads=[g[3] for g in golds], gold_labels=[g[4] for g in golds],
+        )
+        set_dropout_rate(self.model, drop)
+        table, backprop_table = self.model.begin_update(docs)
+        ops = self.model.ops
+        xp = ops.xp
+        lower_b = self.model.get_ref("lower").get_param("b")
+        upper = self.model.get_ref("upper")
+        nF = self.moves.n_context
+        slots = xp.arange(nF)
+        follow = 1.0 if self.cfg["oracle"] == "static" else self.cfg["follow_oracle_prob"]
+        d_steps, id_steps = [], []
+        loss = 0.0
+        active = batch.active()
+        while active.size:
+            ids = batch.get_context(active)
+            unmaxed = table[ids + 1, slots].sum(axis=1) + lower_b
+            hidden, which = ops.maxout(unmaxed)
+            scores, backprop_upper = upper.begin_update(hidden)
+            costs, valid = batch.get_costs(active)
+            scores = numpy.ascontiguousarray(ops.to_numpy(scores), dtype="f")
+            d_scores, step_loss = softmax_log_loss(scores, costs, valid)
+            loss += step_loss
+            d_hidden = backprop_upper(ops.asarray2f(d_scores))
+            d_steps.append(ops.backprop_maxout(d_hidden, which, unmaxed.shape[2]))
+            id_steps.append(ids)
+            batch.apply(active, self._choose_moves(scores, costs, valid, follow))
+            active = batch.active()
+        backprop_table((xp.concatenate(d_steps), xp.asarray(numpy.concatenate(id_steps))))
+        if sgd not in (None, False):
+            self.finish_update(sgd)
+        losses[self.name] += loss
+        return losses
+
+    def _choose_moves(self, scores, costs, valid, follow_prob: float):
+        """Per state, the best-scoring valid move, or with probability
+        follow_prob the best-scoring move of minimal cost."""
+        invalid = valid == 0
+        predicted = numpy.where(invalid, -numpy.inf, scores).argmax(axis=1)
+        min_cost = numpy.where(invalid, numpy.inf, costs).min(axis=1, keepdims=True)
+        is_gold = (costs <= min_cost) & ~invalid
+        oracle = numpy.where(is_gold, scores, -numpy.inf).argmax(axis=1)
+        if follow_prob >= 1.0:
+            return oracle.astype("int32")
+        follow = self._rng.random(len(scores)) < follow_prob
+        return numpy.where(follow, oracle, predicted).astype("int32")
+
+    def initialize(
+        self,
+        get_examples: Callable[[], Iterable[Example]],
+        *,
+        nlp: Optional[Language] = None,
+        labels: Optional[List[str]] = None,
+    ) -> None:
+        """Learn the labels from the training data (or take `labels`, e.g.
+        from `spacy init labels`), size and initialize the model, and report
+        training sentences that will be skipped."""
+        validate_get_examples(get_examples, "NonMonoParser.initialize")
+        if labels is None:
+            found = set()
+            for eg in get_examples():
+                if eg.reference.has_annotation("DEP"):
+                    found.update(token.dep_ for token in eg.reference if token.dep_)
+            labels = sorted(found)
+        if not labels:
+            raise ValueError(
+                f"No dependency labels found to initialize {self.name!r}: the training "
+                "data needs gold heads and labels (token.head, token.dep_)."
+            )
+        self._set_labels(list(labels))
+        doc_sample = [eg.predicted for eg in islice(get_examples(), 10)]
+        self.model.initialize(X=doc_sample)
+        problems = GoldProblems()
+        for _ in self._gold_sentences(list(get_examples()), problems):
+            pass
+        if problems:
+            warnings.warn(
+                f"[{self.name}] Training will skip some gold sentences: "
+                f"{problems.summary()}.",
+                stacklevel=2,
+            )
+        self.gold_problems = GoldProblems()
+
+    # -- serialization ------------------------------------------------------
+
+    def _load_cfg(self, cfg: dict) -> None:
+        self.cfg.update(cfg)
+        self._set_labels(self.cfg["labels"])
+
+    def to_bytes(self, *, exclude=tuple()):
+        serializers = {
+            "vocab": lambda: self.vocab.to_bytes(exclude=exclude),
+            "cfg": lambda: srsly.json_dumps(self.cfg),
+            "model": lambda: self.model.to_bytes(),
+        }
+        return util.to_bytes(serializers, exclude)
+
+    def from_bytes(self, bytes_data, *, exclude=tuple()):
+        deserializers = {
+            "vocab": lambda b: self.vocab.from_bytes(b, exclude=exclude),
+            "cfg": lambda b: self._load_cfg(srsly.json_loads(b)),
+            "model": lambda b: self.model.from_bytes(b),
+        }
+        util.from_bytes(bytes_data, deserializers, exclude)
+        return self
+
+    def to_disk(self, path, *, exclude=tuple()):
+        serializers = {
+            "vocab": lambda p: self.vocab.to_disk(p, exclude=exclude),
+            "cfg": lambda p: srsly.write_json(p, self.cfg),
+            "model": lambda p: p.write_bytes(self.model.to_bytes()),
+        }
+        util.to_disk(path, serializers, exclude)
+
+    def from_disk(self, path, *, exclude=tuple()):
+        deserializers = {
+            "vocab": lambda p: self.vocab.from_disk(p, exclude=exclude),
+            "cfg": lambda p: self._load_cfg(srsly.read_json(p)),
+            "model": lambda p: self.model.from_bytes(p.read_bytes()),
+        }
+        util.from_disk(path, deserializers, exclude)
+        return self

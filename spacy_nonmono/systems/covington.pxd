@@ -1,0 +1,5 @@
+from .base cimport TransitionSystem
+
+
+cdef class Covington(TransitionSystem):
+    pass
