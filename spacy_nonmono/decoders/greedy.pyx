@@ -123,20 +123,63 @@ cdef class StateBatch:
                          &lower_bias[0, 0], &upper_W[0, 0], &upper_b[0], nF, nH, nP, nO)
 
 
+cdef inline void sum_context_rows(float* out, const float* table, const int* ids,
+                                  const float* bias, int nF, int HP) noexcept nogil:
+    """out = bias + sum over slots f of table[ids[f] + 1, f]: a state's hidden
+    pre-activations (nH * nP) from the precomputed token table."""
+    cdef int f, h
+    cdef const float* feat
+    memcpy(out, bias, HP * sizeof(float))
+    for f in range(nF):
+        feat = &table[((ids[f] + 1) * nF + f) * HP]
+        for h in range(HP):
+            out[h] += feat[h]
+
+
+def gather_hidden(float[:, :, :, ::1] table, int[:, ::1] ids, float[:, ::1] bias):
+    """Hidden pre-activations (n_states, nH, nP) of states with context ids."""
+    cdef int nB = ids.shape[0], nF = table.shape[1], nH = table.shape[2], nP = table.shape[3]
+    cdef int b
+    unmaxed = numpy.empty((nB, nH, nP), dtype=numpy.float32)
+    if nB == 0:
+        return unmaxed
+    cdef float[:, :, ::1] out = unmaxed
+    with nogil:
+        for b in range(nB):
+            sum_context_rows(&out[b, 0, 0], &table[0, 0, 0, 0], &ids[b, 0], &bias[0, 0], nF, nH * nP)
+    return unmaxed
+
+
+def scatter_hidden_grad(float[:, :, :, ::1] d_table, int[:, ::1] ids,
+                        float[:, :, ::1] d_unmaxed):
+    """The backward of gather_hidden for the table: d_table[ids[b, f] + 1, f]
+    += d_unmaxed[b] for every state b and slot f."""
+    cdef int nB = ids.shape[0], nF = d_table.shape[1]
+    cdef int HP = d_table.shape[2] * d_table.shape[3]
+    cdef int b, f, h
+    cdef float* dst
+    cdef const float* src
+    with nogil:
+        for b in range(nB):
+            src = &d_unmaxed[b, 0, 0]
+            for f in range(nF):
+                dst = &d_table[ids[b, f] + 1, f, 0, 0]
+                for h in range(HP):
+                    dst[h] += src[h]
+
+
 cdef int greedy_parse(TransitionSystem system, StateC** batch, int size, CBlas cblas,
                       const float* table, const float* lower_bias,
                       const float* upper_W, const float* upper_b,
                       int nF, int nH, int nP, int nO) except -1 nogil:
     cdef int HP = nH * nP
-    cdef int row_size = nF * HP
     cdef StateC** states = <StateC**>calloc(size, sizeof(StateC*))
     cdef int* ids = <int*>calloc(size * nF, sizeof(int))
     cdef float* unmaxed = <float*>calloc(size * HP, sizeof(float))
     cdef float* hidden = <float*>calloc(size * nH, sizeof(float))
     cdef float* scores = <float*>calloc(size * nO, sizeof(float))
     cdef int* is_valid = <int*>calloc(nO, sizeof(int))
-    cdef int n_active = 0, a, f, h, p, m, best, b, row
-    cdef const float* feat
+    cdef int n_active = 0, a, h, p, m, best, b
     cdef float* u
     cdef float mx
     for b in range(size):
@@ -148,12 +191,7 @@ cdef int greedy_parse(TransitionSystem system, StateC** batch, int size, CBlas c
         for a in range(n_active):
             system.set_context(states[a], &ids[a * nF])
             u = &unmaxed[a * HP]
-            memcpy(u, lower_bias, HP * sizeof(float))
-            for f in range(nF):
-                row = ids[a * nF + f] + 1
-                feat = &table[row * row_size + f * HP]
-                for h in range(HP):
-                    u[h] += feat[h]
+            sum_context_rows(u, table, &ids[a * nF], lower_bias, nF, HP)
             for h in range(nH):
                 mx = u[h * nP]
                 for p in range(1, nP):

@@ -5,8 +5,7 @@ computes once per batch every token's contribution to the hidden layer for
 every context slot; a state's hidden vector is the sum of its slots'
 contributions plus a bias, then maxout; a linear layer ("upper") scores the
 moves. The artificial root node has its own learned vector, appended after
-the batch's tokens, and a zero row after it serves as the input of padded
-(absent) slots in the backward pass.
+the batch's tokens.
 """
 from typing import List, Optional
 
@@ -68,28 +67,33 @@ def init(model: Model, X=None, Y=None) -> None:
 
 
 def forward(model: Model, docs: List[Doc], is_train: bool):
-    """Return the precomputed token table, shape (n_rows + 1, nF, nH, nP),
-    where row 0 is the per-slot padding and rows 1.. are the batch's tokens
-    in order, then the root. The backward pass takes (d_unmaxed, ids):
-    gradients of the hidden pre-activations (nB, nH, nP) and the token rows
-    (nB, nF) each came from (-1 = padding)."""
+    """Return the precomputed token table, shape (n_rows + 1, nF, nH, nP):
+    row 0 is the per-slot padding, rows 1.. the batch's tokens in order, then
+    the root. A state's hidden pre-activations are the lower bias plus the
+    sum over slots f of table[row_f + 1, f].
+
+    The backward pass takes (d_table, d_bias): the gradient of the whole
+    table (scatter the states' gradients into it) and of the lower bias. As
+    the table is linear in the token vectors, this costs two matrix products
+    over the batch's tokens, however many transitions read them.
+    """
     lower = model.get_ref("lower")
     ops = model.ops
     tokvecs, backprop_tok2vec = model.get_ref("token_vectors")(docs, is_train)
     n_tokens = tokvecs.shape[0]
-    root = model.get_param("root")
-    zero = ops.alloc2f(1, tokvecs.shape[1])
-    X = ops.xp.vstack((tokvecs, root, zero))
-    table, backprop_lower = lower(X, is_train)
+    X = ops.xp.vstack((tokvecs, model.get_param("root")))
+    table, _ = lower(X, is_train)
 
-    def backprop(d_unmaxed_ids):
-        d_unmaxed, ids = d_unmaxed_ids
-        dXf = backprop_lower((d_unmaxed, ids))
-        nI = dXf.shape[-1]
-        dX = ops.alloc2f(X.shape[0], nI)
-        # ids of -1 point at the last (zero) row, whose gradient is dropped.
-        ops.scatter_add(dX, ids.reshape(-1), dXf.reshape((-1, nI)))
-        model.inc_grad("root", dX[n_tokens : n_tokens + 1])
+    def backprop(d_table_bias):
+        d_table, d_bias = d_table_bias
+        W = lower.get_param("W")                      # (nF, nH, nP, nI)
+        nI = W.shape[-1]
+        d_rows = d_table[1:].reshape((X.shape[0], -1))
+        lower.inc_grad("pad", d_table[:1])
+        lower.inc_grad("b", d_bias)
+        lower.inc_grad("W", ops.gemm(d_rows, X, trans1=True).reshape(W.shape))
+        dX = ops.gemm(d_rows, W.reshape((-1, nI)))
+        model.inc_grad("root", dX[n_tokens:])
         return backprop_tok2vec(dX[:n_tokens])
 
     return table, backprop

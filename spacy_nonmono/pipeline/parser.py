@@ -16,7 +16,7 @@ from spacy.training import Example, validate_examples, validate_get_examples
 from spacy.vocab import Vocab
 from thinc.api import Config, Model, NumpyOps, set_dropout_rate
 
-from ..decoders.greedy import StateBatch, softmax_log_loss
+from ..decoders.greedy import StateBatch, gather_hidden, scatter_hidden_grad, softmax_log_loss
 from ..registry import get_system
 from ..systems.base import check_gold_tree
 
@@ -362,30 +362,41 @@ class NonMonoParser(TrainablePipe):
         set_dropout_rate(self.model, drop)
         table, backprop_table = self.model.begin_update(docs)
         ops = self.model.ops
-        xp = ops.xp
-        lower_b = self.model.get_ref("lower").get_param("b")
+        table = ops.to_numpy(table)
+        lower_b = ops.to_numpy(self.model.get_ref("lower").get_param("b"))
         upper = self.model.get_ref("upper")
-        nF = self.moves.n_context
-        slots = xp.arange(nF)
+        W = ops.to_numpy(upper.get_param("W"))
+        bias = ops.to_numpy(upper.get_param("b"))
         follow = 1.0 if self.cfg["oracle"] == "static" else self.cfg["follow_oracle_prob"]
-        d_steps, id_steps = [], []
+        # Walk all states to the end with the current weights, keeping what
+        # the backward pass needs; then backpropagate every step at once.
+        steps_ids, steps_hidden, steps_which, steps_d_scores = [], [], [], []
         loss = 0.0
         active = batch.active()
         while active.size:
             ids = batch.get_context(active)
-            unmaxed = table[ids + 1, slots].sum(axis=1) + lower_b
-            hidden, which = ops.maxout(unmaxed)
-            scores, backprop_upper = upper.begin_update(hidden)
+            hidden, which = ops.maxout(gather_hidden(table, ids, lower_b))
+            scores = hidden @ W.T + bias
             costs, valid = batch.get_costs(active)
-            scores = numpy.ascontiguousarray(ops.to_numpy(scores), dtype="f")
             d_scores, step_loss = softmax_log_loss(scores, costs, valid)
             loss += step_loss
-            d_hidden = backprop_upper(ops.asarray2f(d_scores))
-            d_steps.append(ops.backprop_maxout(d_hidden, which, unmaxed.shape[2]))
-            id_steps.append(ids)
+            steps_ids.append(ids)
+            steps_hidden.append(hidden)
+            steps_which.append(which)
+            steps_d_scores.append(d_scores)
             batch.apply(active, self._choose_moves(scores, costs, valid, follow))
             active = batch.active()
-        backprop_table((xp.concatenate(d_steps), xp.asarray(numpy.concatenate(id_steps))))
+        ids = numpy.concatenate(steps_ids)
+        hidden = numpy.concatenate(steps_hidden)
+        d_scores = numpy.concatenate(steps_d_scores)
+        upper.inc_grad("W", ops.asarray2f(d_scores.T @ hidden))
+        upper.inc_grad("b", ops.asarray1f(d_scores.sum(axis=0)))
+        d_unmaxed = ops.backprop_maxout(
+            d_scores @ W, numpy.concatenate(steps_which), table.shape[3]
+        )
+        d_table = numpy.zeros_like(table)
+        scatter_hidden_grad(d_table, ids, d_unmaxed)
+        backprop_table((ops.asarray(d_table), ops.asarray(d_unmaxed.sum(axis=0))))
         if sgd not in (None, False):
             self.finish_update(sgd)
         losses[self.name] += loss
