@@ -1,0 +1,114 @@
+"""Shared test settings and helpers.
+
+- hypothesis profiles: "default" (used unless HYPOTHESIS_PROFILE says
+  otherwise) is deterministic; "random" draws new examples on each run. Tests
+  give their example counts as ``scaled(n)``: n times SPACY_NONMONO_EXAMPLE_SCALE
+  (default 1), so a deeper run is e.g.
+  ``HYPOTHESIS_PROFILE=random SPACY_NONMONO_EXAMPLE_SCALE=20 pytest tests``.
+- ``ud_sentences``: real UD sentences of at most 10 words from the shared
+  treebanks (``../shared/data/ud`` next to the repository, or the directory in
+  the SPACY_NONMONO_UD_DIR environment variable). Tests that use it skip when
+  the data is absent.
+"""
+import functools
+import os
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, settings
+
+# Make the pure-Python references in tests/ importable as plain modules.
+TESTS_DIR = Path(__file__).resolve().parent
+if str(TESTS_DIR) not in sys.path:
+    sys.path.insert(0, str(TESTS_DIR))
+
+settings.register_profile(
+    "default",
+    deadline=None,
+    derandomize=True,
+    print_blob=True,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+settings.register_profile(
+    "random",
+    deadline=None,
+    print_blob=True,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
+
+EXAMPLE_SCALE = max(1, int(os.environ.get("SPACY_NONMONO_EXAMPLE_SCALE", "1")))
+
+
+def scaled(n: int) -> int:
+    """Example count for a hypothesis test: n times SPACY_NONMONO_EXAMPLE_SCALE."""
+    return n * EXAMPLE_SCALE
+
+
+def ud_dir() -> Path:
+    override = os.environ.get("SPACY_NONMONO_UD_DIR")
+    if override:
+        return Path(override)
+    return Path(__file__).resolve().parents[2] / "shared" / "data" / "ud"
+
+
+def ud_train_files():
+    root = ud_dir()
+    if not root.is_dir():
+        return []
+    return sorted(root.glob("*/*-ud-train.conllu"))
+
+
+@functools.lru_cache(maxsize=None)
+def load_ud_sentences(max_words: int = 10, limit: int = 150):
+    """Up to `limit` sentences of 1..max_words syntactic words, taken in turn
+    from each training file (round robin, in file order), as a tuple of
+    (treebank, words, heads, deprels). Multiword-token lines and empty nodes
+    are skipped; heads are ints (0 = root). Empty when there is no data."""
+    try:
+        import conllu
+    except ImportError:  # pragma: no cover - conllu is a test dependency
+        return ()
+    files = ud_train_files()
+    if not files:
+        return ()
+    per_file = -(-limit // len(files))   # ceil
+
+    def sentences_of(path):
+        found = []
+        with path.open(encoding="utf8") as f:
+            for tokenlist in conllu.parse_incr(f):
+                words = [t for t in tokenlist if isinstance(t["id"], int)]
+                if not 1 <= len(words) <= max_words:
+                    continue
+                if [t["id"] for t in words] != list(range(1, len(words) + 1)):
+                    continue
+                heads = [t["head"] for t in words]
+                if any(not isinstance(h, int) for h in heads):
+                    continue
+                found.append((
+                    path.parent.name,
+                    tuple(t["form"] for t in words),
+                    tuple(int(h) for h in heads),
+                    tuple(str(t["deprel"]) for t in words),
+                ))
+                if len(found) >= per_file:
+                    break
+        return found
+
+    per_treebank = [sentences_of(p) for p in files]
+    out = []
+    for k in range(per_file):
+        for sents in per_treebank:
+            if k < len(sents):
+                out.append(sents[k])
+    return tuple(out[:limit])
+
+
+@pytest.fixture(scope="session")
+def ud_sentences():
+    sents = load_ud_sentences()
+    if not sents:
+        pytest.skip(f"No UD training data under {ud_dir()} (set SPACY_NONMONO_UD_DIR).")
+    return sents

@@ -1,0 +1,403 @@
+"""Correctness of the monotonic Covington system and its oracles.
+
+Every claim is checked against the pure-Python reference in
+tests/reference_covington.py, whose loss is an exhaustive search over
+transition sequences (no oracle logic):
+
+- validity, transitions, loss and per-move costs agree with the reference on
+  configurations reached by random (and partly random) move sequences;
+- following zero-cost moves from any configuration reaches a final
+  configuration whose actual loss is the predicted loss;
+- invariants after every move (single head, acyclic, one dependent of 0,
+  `finish` makes a single-rooted tree that keeps A);
+- the static oracle rebuilds every gold tree, non-projective ones included;
+- the same loss/cost checks on short real UD sentences (skipped without data);
+- input validation (`check_gold_tree`, oracle names, invalid moves).
+"""
+import random
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import reference_covington as ref
+from conftest import scaled
+from spacy_nonmono.graph.algorithms import count_cycles
+from spacy_nonmono.systems.base import check_gold_tree
+from spacy_nonmono.systems.covington import Covington
+
+N_LABELS = 3
+LABELS = [f"l{k}" for k in range(N_LABELS)]
+INVALID_COST = 9000.0
+
+
+# ---------------------------------------------------------------- strategies
+
+@st.composite
+def gold_trees(draw, min_words=1, max_words=8, n_labels=N_LABELS):
+    """(heads, labels): a random single-rooted tree over words 1..n.
+
+    A random permutation of the words; its first word is the root (head 0)
+    and every later word is attached to a word earlier in the permutation.
+    This gives every labelled tree shape, projective or not.
+    """
+    n = draw(st.integers(min_words, max_words))
+    order = draw(st.permutations(list(range(1, n + 1))))
+    heads = [0] * n
+    for pos in range(1, n):
+        heads[order[pos] - 1] = order[draw(st.integers(0, pos - 1))]
+    labels = draw(st.lists(st.integers(0, n_labels - 1), min_size=n, max_size=n))
+    return heads, labels
+
+
+# How walks leave the gold path: ("random", p) takes a uniformly random valid
+# move with probability p at each step (p = 1: a purely random sequence);
+# ("wrong_arc", p) takes a random arc move of positive cost with probability p,
+# which keeps the rest of the gold tree reachable and so makes cycles in
+# A u I (the second term of the loss) common. Otherwise a random zero-cost move.
+walk_policies = st.sampled_from([
+    ("random", 1.0), ("random", 0.6), ("random", 0.3), ("random", 0.1),
+    ("wrong_arc", 0.1), ("wrong_arc", 0.3),
+])
+# Walks draw from random.Random(seed): hypothesis' own `randoms()` favours
+# simple values, which rarely leave the gold path in interesting ways.
+seeds = st.integers(0, 2**32 - 1)
+
+
+# ------------------------------------------------------------------- helpers
+
+def reference_loss(cfg, gold_heads, gold_labels, memo):
+    return ref.exact_loss(cfg, gold_heads, gold_labels, memo)
+
+
+def actual_loss(state, gold_heads, gold_labels):
+    return ref.final_loss((-1,) + tuple(state.heads), (-1,) + tuple(state.labels),
+                          gold_heads, gold_labels)
+
+
+def check_same_configuration(state, cfg):
+    assert state.focus == (cfg.i, cfg.j)
+    assert state.heads == list(cfg.heads[1:])
+    assert state.labels == list(cfg.labels[1:])
+    assert state.is_final() == ref.is_final(cfg)
+
+
+def check_oracle(system, state, cfg, gold_heads, gold_labels, memo):
+    """Cython validity, loss and costs equal the reference's at cfg."""
+    n_labels = system.n_labels
+    check_same_configuration(state, cfg)
+    valid = ref.valid_moves(cfg, n_labels)
+    assert state.valid_moves() == valid, cfg
+    before = reference_loss(cfg, gold_heads, gold_labels, memo)
+    assert state.loss() == before, (cfg, gold_heads, gold_labels)
+    costs = state.costs()
+    assert len(costs) == system.n_moves
+    for m in range(system.n_moves):
+        if m in valid:
+            after = reference_loss(ref.apply(cfg, m, n_labels), gold_heads, gold_labels, memo)
+            assert costs[m] == after - before, (
+                f"move {system.move_name(m)} at {cfg} for gold {gold_heads} {gold_labels}: "
+                f"cost {costs[m]}, exact {after - before}")
+        else:
+            assert costs[m] == INVALID_COST, (m, cfg)
+    return before, costs
+
+
+def check_invariants(state):
+    n = state.n
+    heads = state.heads
+    labels = state.labels
+    for k, h in enumerate(heads, start=1):
+        assert -1 <= h <= n and h != k, heads
+        assert (h == -1) == (labels[k - 1] == -1), (heads, labels)
+    assert sum(1 for h in heads if h == 0) <= 1, heads
+    assert count_cycles([-1] + heads) == 0, heads
+    tree_heads, tree_labels = state.finish()
+    check_gold_tree(tree_heads)      # raises unless a single-rooted tree
+    for k in range(n):
+        if heads[k] != -1:          # finish keeps every arc of A
+            assert tree_heads[k] == heads[k]
+            assert tree_labels[k] == labels[k]
+    assert state.heads == heads     # and leaves the state itself alone
+
+
+def zero_cost_completion(state, rng):
+    """Follow random zero-cost moves to a final configuration; the loss must
+    stay constant and some zero-cost move must always exist."""
+    state = state.copy()
+    predicted = state.loss()
+    steps = 0
+    while not state.is_final():
+        costs = state.costs()
+        zero = [m for m in state.valid_moves() if costs[m] == 0]
+        assert zero, (state.focus, state.heads, costs)
+        state.apply(rng.choice(zero))
+        assert state.loss() == predicted
+        steps += 1
+        assert steps <= 4 * (state.n + 1) ** 2
+    return state, predicted
+
+
+def walk(system, gold_heads, gold_labels, rng, policy, on_config):
+    """A walk from the initial configuration following `policy` (see
+    walk_policies). Calls on_config(state, cfg) at every configuration, the
+    final one included, and checks that the reference and the Cython
+    transitions agree and the invariants hold after every move."""
+    kind, p = policy
+    n_labels = system.n_labels
+    state = system.new_state(gold_heads, gold_labels)
+    cfg = ref.initial_config(len(gold_heads))
+    check_invariants(state)
+    while True:
+        on_config(state, cfg)
+        if state.is_final():
+            break
+        valid = state.valid_moves()
+        costs = state.costs()
+        wrong_arcs = [m for m in valid if m >= 2 and costs[m] > 0]
+        if kind == "random" and rng.random() < p:
+            move = rng.choice(valid)
+        elif kind == "wrong_arc" and wrong_arcs and rng.random() < p:
+            move = rng.choice(wrong_arcs)
+        else:
+            move = rng.choice([m for m in valid if costs[m] == 0])
+        state.apply(move)
+        cfg = ref.apply(cfg, move, n_labels)
+        check_same_configuration(state, cfg)
+        check_invariants(state)
+    assert ref.is_final(cfg)
+    return state, cfg
+
+
+# ------------------------------------------------- dynamic oracle, random trees
+
+@settings(max_examples=scaled(150))
+@given(tree=gold_trees(), policy=walk_policies, seed=seeds)
+def test_dynamic_oracle_exact_on_random_walks(tree, policy, seed):
+    gold_heads, gold_labels = tree
+    rng = random.Random(seed)
+    system = Covington(labels=LABELS, oracle="dynamic")
+    memo = {}
+    walk(system, gold_heads, gold_labels, rng, policy,
+         lambda state, cfg: check_oracle(system, state, cfg, gold_heads, gold_labels, memo))
+
+
+@settings(max_examples=scaled(100))
+@given(tree=gold_trees(), policy=walk_policies, seed=seeds)
+def test_zero_cost_moves_reach_predicted_loss(tree, policy, seed):
+    gold_heads, gold_labels = tree
+    rng = random.Random(seed)
+    system = Covington(labels=LABELS, oracle="dynamic")
+
+    def complete(state, cfg):
+        final, predicted = zero_cost_completion(state, rng)
+        assert actual_loss(final, gold_heads, gold_labels) == predicted
+
+    final, _ = walk(system, gold_heads, gold_labels, rng, policy, complete)
+    # The loss of a final configuration is its actual loss.
+    assert final.loss() == actual_loss(final, gold_heads, gold_labels)
+
+
+def test_zero_cost_moves_from_initial_reach_gold():
+    rng = random.Random(7)
+    system = Covington(labels=LABELS)
+    for heads, labels in ([0], [0]), ([3, 4, 0, 3], [0, 1, 2, 0]), \
+            ([0, 4, 1, 1, 2], [1, 1, 1, 2, 0]), ([2, 0, 5, 2, 2, 3], [0, 1, 2, 0, 1, 2]):
+        state = system.new_state(heads, labels)
+        assert state.loss() == 0
+        final, predicted = zero_cost_completion(state, rng)
+        assert predicted == 0
+        assert final.heads == heads and final.labels == labels
+
+
+@settings(max_examples=scaled(40))
+@given(tree=gold_trees(max_words=5), policy=walk_policies, seed=seeds)
+def test_reference_restricted_search_equals_full_search(tree, policy, seed):
+    """The reference's fast search (gold arcs only) equals its full search
+    (every valid arc, gold and wrong labels) on small sentences, also after
+    every valid move; this backs the argument in reference_covington."""
+    gold_heads, gold_labels = tree
+    rng = random.Random(seed)
+    system = Covington(labels=LABELS)
+    fast, full = {}, {}
+
+    def compare(state, cfg):
+        for c in [cfg] + [ref.apply(cfg, m, N_LABELS) for m in ref.valid_moves(cfg, N_LABELS)]:
+            assert (ref.exact_loss(c, gold_heads, gold_labels, fast)
+                    == ref.exact_loss(c, gold_heads, gold_labels, full, gold_arcs_only=False))
+
+    walk(system, gold_heads, gold_labels, rng, policy, compare)
+
+
+@pytest.mark.parametrize("heads,labels", [
+    ([0], [0]),
+    ([2, 0], [1, 2]),
+    ([3, 4, 0, 3], [0, 1, 2, 0]),           # non-projective
+    ([0, 4, 1, 1, 2], [0, 0, 1, 2, 1]),     # non-projective
+])
+def test_dynamic_oracle_exhaustive_small(heads, labels):
+    """Every configuration reachable with one label per arc kind and every
+    move from it, on fixed small trees (projective and not)."""
+    system = Covington(labels=LABELS)
+    memo = {}
+    seen = set()
+    frontier = [(system.new_state(heads, labels), ref.initial_config(len(heads)))]
+    while frontier:
+        state, cfg = frontier.pop()
+        if cfg in seen:
+            continue
+        seen.add(cfg)
+        check_oracle(system, state, cfg, heads, labels, memo)
+        for m in state.valid_moves():
+            if m >= 2 and (m - 2) % N_LABELS >= 2:
+                continue   # two labels per arc kind are enough
+            nxt = state.copy()
+            nxt.apply(m)
+            check_invariants(nxt)
+            frontier.append((nxt, ref.apply(cfg, m, N_LABELS)))
+    assert len(seen) > 1
+
+
+# ------------------------------------------------------------ static oracle
+
+@settings(max_examples=scaled(150))
+@given(tree=gold_trees())
+def test_static_oracle_builds_gold_tree(tree):
+    gold_heads, gold_labels = tree
+    dynamic = Covington(labels=LABELS, oracle="dynamic")
+    static = Covington(labels=LABELS, oracle="static")
+    state = dynamic.new_state(gold_heads, gold_labels)
+    static_state = static.new_state(gold_heads, gold_labels)
+    n = len(gold_heads)
+    steps = 0
+    while not state.is_final():
+        move = state.static_move()
+        valid = state.valid_moves()
+        assert move in valid, (move, state.focus, state.heads)
+        assert static_state.static_move() == move
+        # The static move is optimal, so the exact dynamic oracle costs it 0.
+        assert state.costs()[move] == 0
+        static_costs = static_state.costs()
+        for m in range(static.n_moves):
+            expected = 0.0 if m == move else (1.0 if m in valid else INVALID_COST)
+            assert static_costs[m] == expected
+        state.apply(move)
+        static_state.apply(move)
+        check_invariants(state)
+        steps += 1
+        assert steps <= n * (n + 1) // 2 + n + 1
+    assert state.static_move() == -1
+    assert state.heads == list(gold_heads)
+    assert state.labels == list(gold_labels)
+    assert state.loss() == 0
+    assert state.finish() == (list(gold_heads), list(gold_labels))
+
+
+# ----------------------------------------------------------- real sentences
+
+def test_dynamic_oracle_exact_on_ud_sentences(ud_sentences):
+    rng = random.Random(1234)
+    n_checked = 0
+    for treebank, words, heads, deprels in ud_sentences:
+        label_names = sorted(set(deprels))
+        label_ids = {name: k for k, name in enumerate(label_names)}
+        gold_labels = [label_ids[d] for d in deprels]
+        system = Covington(labels=label_names, oracle="dynamic")
+        memo = {}
+
+        def on_config(state, cfg):
+            check_oracle(system, state, cfg, list(heads), gold_labels, memo)
+
+        for policy in (("random", 1.0), ("random", 0.3), ("wrong_arc", 0.2)):
+            walk(system, list(heads), gold_labels, rng, policy, on_config)
+        n_checked += 1
+    assert n_checked == len(ud_sentences) > 0
+
+
+def test_ud_loader_gives_trees(ud_sentences):
+    assert len(ud_sentences) <= 150
+    for treebank, words, heads, deprels in ud_sentences:
+        assert 1 <= len(words) <= 10
+        assert len(words) == len(heads) == len(deprels)
+        assert all(isinstance(h, int) for h in heads)
+        check_gold_tree(list(heads))
+
+
+# ---------------------------------------------------------- graph helpers
+
+@pytest.mark.parametrize("heads,n_cycles", [
+    ([-1], 0),
+    ([-1, 0, 1, 1], 0),
+    ([-1, -1, 1, -1], 0),
+    ([-1, 2, 1], 1),
+    ([-1, 2, 3, 1, -1], 1),
+    ([-1, 2, 1, 4, 3], 2),
+    ([-1, 2, 3, 2, 3], 1),   # a tail into a cycle
+    ([-1, 1], 1),            # self-loop
+])
+def test_count_cycles(heads, n_cycles):
+    assert count_cycles(heads) == n_cycles
+
+
+# --------------------------------------------------------- input validation
+
+@pytest.mark.parametrize("heads", [
+    [0, 0],            # two roots
+    [0, 1, 0],         # two roots
+    [2, 1],            # no root (and a cycle)
+    [],                # no words, no root
+    [0, 3, 2],         # cycle beside the root
+    [0, 3, 4, 2],      # longer cycle
+    [0, 2],            # self-loop
+    [1],               # self-loop, no root
+    [0, 3],            # head outside the sentence
+    [0, -1],           # negative head
+    [0, 1, 7],         # head outside the sentence
+])
+def test_check_gold_tree_rejects(heads):
+    with pytest.raises(ValueError):
+        check_gold_tree(heads)
+
+
+@pytest.mark.parametrize("heads", [[0], [2, 0], [0, 1, 1], [3, 4, 0, 3], [0, 4, 1, 1, 2]])
+def test_check_gold_tree_accepts(heads):
+    check_gold_tree(heads)
+
+
+def test_new_state_rejects_bad_gold():
+    system = Covington(labels=LABELS)
+    with pytest.raises(ValueError):
+        system.new_state([0, 0], [0, 0])
+    with pytest.raises(ValueError):
+        system.new_state([0, 1], [0])
+
+
+def test_unknown_oracle_name():
+    with pytest.raises(ValueError):
+        Covington(labels=LABELS, oracle="exact")
+    with pytest.raises(ValueError):
+        Covington(labels=LABELS, oracle="")
+
+
+def test_invalid_moves_raise():
+    system = Covington(labels=LABELS)
+    state = system.new_state([2, 0], [0, 1])
+    assert state.focus == (0, 1)
+    # Left-Arc is invalid at i = 0 (the root cannot be a dependent).
+    assert state.valid_moves() == ref.valid_moves(ref.initial_config(2), N_LABELS)
+    for move in (2, 2 + N_LABELS - 1, -1, system.n_moves):
+        with pytest.raises(ValueError):
+            state.apply(move)
+    assert state.focus == (0, 1) and state.heads == [-1, -1]
+    state.apply(2 + N_LABELS)     # Right-Arc 0 -> 1
+    state.apply(0)                # Shift: focus (1, 2)
+    # A second dependent of the root is refused.
+    state.apply(1)                # No-Arc: focus (0, 2)
+    assert all(m < 2 + N_LABELS for m in state.valid_moves())
+    with pytest.raises(ValueError):
+        state.apply(2 + N_LABELS)
+    state.apply(0)
+    assert state.is_final()
+    assert state.valid_moves() == []
+    with pytest.raises(ValueError):
+        state.apply(0)
