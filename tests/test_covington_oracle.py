@@ -401,3 +401,18 @@ def test_invalid_moves_raise():
     assert state.valid_moves() == []
     with pytest.raises(ValueError):
         state.apply(0)
+
+
+def test_cycle_term_example():
+    """Gold 0->1, 1->3, 3->2; after the wrong Left-Arc 2->1 both 1->3 and
+    3->2 are still individually reachable, but together with 2->1 they form
+    a cycle, so one of them is lost too: loss 2, not 1."""
+    gold_heads, gold_labels = [0, 3, 1], [0, 1, 2]
+    system = Covington(labels=LABELS)
+    state = system.new_state(gold_heads, gold_labels)
+    state.apply(0)                 # Shift: focus (1, 2)
+    state.apply(2)                 # Left-Arc 2 -> 1
+    assert state.focus == (0, 2) and state.heads == [2, -1, -1]
+    cfg = ref.config_from_state(state)
+    assert ref.exact_loss(cfg, gold_heads, gold_labels) == 2
+    assert state.loss() == 2
