@@ -1,5 +1,20 @@
-"""Evaluation: attachment scores (CoNLL 2018 conventions) and parse speed."""
-from .attachment import AttachmentScores, attachment_scores, is_projective
+"""Evaluation: CoNLL-U parsing and scoring (CoNLL 2018 conventions), speed."""
+from .conllu_eval import (
+    Evaluation,
+    evaluate_pipeline,
+    evaluate_trees,
+    is_projective,
+    read_conllu,
+    write_conllu,
+)
 from .speed import words_per_second
 
-__all__ = ["AttachmentScores", "attachment_scores", "is_projective", "words_per_second"]
+__all__ = [
+    "Evaluation",
+    "evaluate_pipeline",
+    "evaluate_trees",
+    "is_projective",
+    "read_conllu",
+    "write_conllu",
+    "words_per_second",
+]

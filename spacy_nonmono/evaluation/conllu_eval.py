@@ -1,0 +1,246 @@
+"""Parse gold-tokenized CoNLL-U and score it like the CoNLL 2018 shared task.
+
+Scores are over all syntactic words (integer ids), punctuation included;
+labels are compared on their universal part (before ':'). Multiword-token
+lines and empty nodes are kept in written predictions, unchanged, and are
+not scored (they are not syntactic words of the basic tree).
+"""
+import json
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Dict, Iterable, List, Optional, Sequence, Tuple, Union
+
+import conllu
+from spacy.language import Language
+from spacy.tokens import Doc
+
+# Universal relations of content words (CLAS), as in the CoNLL 2018 evaluation.
+CONTENT_DEPRELS = frozenset(
+    "nsubj obj iobj csubj ccomp xcomp obl vocative expl dislocated advcl advmod "
+    "discourse nmod appos nummod acl amod conj fixed flat compound list parataxis "
+    "orphan goeswith reparandum root dep".split()
+)
+# Gold arc length buckets: |head - dependent| (the root arc is its own bucket).
+LENGTH_BUCKETS = (("root", 0, 0), ("1", 1, 1), ("2", 2, 2), ("3-6", 3, 6), ("7+", 7, 10**9))
+
+Tree = Tuple[List[int], List[str]]   # heads (1-based, 0 = root) and labels of a sentence's words
+
+
+def universal(label: str) -> str:
+    return label.split(":", 1)[0].lower()
+
+
+def is_word(token) -> bool:
+    return isinstance(token["id"], int)
+
+
+def read_conllu(path: Union[str, Path]) -> List[conllu.TokenList]:
+    with open(path, encoding="utf8") as f:
+        return list(conllu.parse_incr(f))
+
+
+def gold_tree(sentence: conllu.TokenList) -> Tree:
+    words = [t for t in sentence if is_word(t)]
+    return [int(t["head"]) for t in words], [t["deprel"] for t in words]
+
+
+def is_projective(heads: Sequence[int]) -> bool:
+    """No two arcs cross (the root arc from node 0 included)."""
+    arcs = [(min(h, d), max(h, d)) for d, h in enumerate(heads, start=1)]
+    return not any(a < c < b < d for a, b in arcs for c, d in arcs)
+
+
+def sentence_doc(vocab, sentence: conllu.TokenList) -> Doc:
+    """A Doc of the sentence's syntactic words (gold tokenization). A word's
+    trailing space comes from SpaceAfter=No on it or on its multiword token."""
+    words, spaces = [], []
+    no_space_after = set()
+    for t in sentence:
+        misc = t["misc"] or {}
+        if misc.get("SpaceAfter") == "No":
+            last = t["id"][2] if isinstance(t["id"], tuple) and t["id"][1] == "-" else t["id"]
+            no_space_after.add(last)
+    for t in sentence:
+        if is_word(t):
+            words.append(t["form"])
+            spaces.append(t["id"] not in no_space_after)
+    if spaces:
+        spaces[-1] = False
+    return Doc(vocab, words=words, spaces=spaces)
+
+
+def doc_tree(doc: Doc) -> Tree:
+    """The parse of a one-sentence doc (the whole doc is one tree)."""
+    heads = [0 if t.head.i == t.i else t.head.i + 1 for t in doc]
+    return heads, [t.dep_ for t in doc]
+
+
+def parse_sentences(nlp: Language, sentences: List[conllu.TokenList],
+                    batch_size: int = 256) -> List[Tree]:
+    """Parse each gold sentence as one doc; return a tree per sentence."""
+    docs = (sentence_doc(nlp.vocab, s) for s in sentences)
+    trees = []
+    for doc in nlp.pipe(docs, batch_size=batch_size):
+        heads, labels = doc_tree(doc)
+        if heads.count(0) != 1:
+            raise ValueError(
+                f"The pipeline returned {heads.count(0)} roots for one sentence; "
+                "sentences are parsed as single docs and need exactly one root."
+            )
+        # spaCy writes the UD label "root" as "ROOT"; write it back as UD does.
+        trees.append((heads, ["root" if label == "ROOT" else label for label in labels]))
+    return trees
+
+
+def write_conllu(sentences: List[conllu.TokenList], trees: List[Tree],
+                 path: Union[str, Path]) -> None:
+    """Write the sentences with predicted HEAD and DEPREL on the words; other
+    columns, multiword tokens and empty nodes are copied from the input. The
+    enhanced DEPS of words are cleared ('_'), as they are not predicted."""
+    with open(path, "w", encoding="utf8") as out:
+        for sentence, (heads, labels) in zip(sentences, trees):
+            copy = conllu.TokenList([dict(t) for t in sentence], metadata=sentence.metadata)
+            words = [t for t in copy if is_word(t)]
+            for token, head, label in zip(words, heads, labels):
+                token["head"] = head
+                token["deprel"] = label
+                token["deps"] = None
+            out.write(copy.serialize())
+
+
+@dataclass
+class Counts:
+    total: int = 0
+    heads: int = 0
+    labelled: int = 0
+
+    def add(self, head_ok: bool, label_ok: bool) -> None:
+        self.total += 1
+        self.heads += head_ok
+        self.labelled += head_ok and label_ok
+
+    @property
+    def uas(self) -> float:
+        return 100.0 * self.heads / self.total if self.total else 0.0
+
+    @property
+    def las(self) -> float:
+        return 100.0 * self.labelled / self.total if self.total else 0.0
+
+
+def f1(correct: int, predicted: int, gold: int) -> Dict[str, float]:
+    p = correct / predicted if predicted else 0.0
+    r = correct / gold if gold else 0.0
+    return {"precision": 100 * p, "recall": 100 * r,
+            "f1": 100 * (2 * p * r / (p + r) if p + r else 0.0), "gold": gold}
+
+
+@dataclass
+class Evaluation:
+    """Scores of predicted trees against gold ones for the same words."""
+
+    words: Counts = field(default_factory=Counts)
+    projective: Counts = field(default_factory=Counts)
+    nonprojective: Counts = field(default_factory=Counts)
+    by_length: Dict[str, Counts] = field(default_factory=lambda: {b[0]: Counts() for b in LENGTH_BUCKETS})
+    sentences: int = 0
+    nonprojective_sentences: int = 0
+    clas_correct: int = 0
+    clas_gold: int = 0
+    clas_predicted: int = 0
+    label_correct: Counter = field(default_factory=Counter)
+    label_gold: Counter = field(default_factory=Counter)
+    label_predicted: Counter = field(default_factory=Counter)
+
+    def add(self, gold: Tree, predicted: Tree) -> None:
+        (gold_heads, gold_labels), (pred_heads, pred_labels) = gold, predicted
+        if len(gold_heads) != len(pred_heads):
+            raise ValueError("Gold and predicted sentences differ in length; "
+                             "evaluation needs gold tokenization.")
+        projective = is_projective(gold_heads)
+        self.sentences += 1
+        self.nonprojective_sentences += not projective
+        part = self.projective if projective else self.nonprojective
+        for d, (gh, gl, ph, pl) in enumerate(zip(gold_heads, gold_labels, pred_heads, pred_labels), 1):
+            gl, pl = universal(gl), universal(pl)
+            head_ok, label_ok = gh == ph, gl == pl
+            self.words.add(head_ok, label_ok)
+            part.add(head_ok, label_ok)
+            length = 0 if gh == 0 else abs(gh - d)
+            bucket = next(name for name, lo, hi in LENGTH_BUCKETS if lo <= length <= hi)
+            self.by_length[bucket].add(head_ok, label_ok)
+            self.label_gold[gl] += 1
+            self.label_predicted[pl] += 1
+            self.label_correct[gl] += head_ok and label_ok
+            gold_content, pred_content = gl in CONTENT_DEPRELS, pl in CONTENT_DEPRELS
+            self.clas_gold += gold_content
+            self.clas_predicted += pred_content
+            self.clas_correct += gold_content and pred_content and head_ok and label_ok
+
+    @property
+    def clas(self) -> float:
+        return f1(self.clas_correct, self.clas_predicted, self.clas_gold)["f1"]
+
+    def to_dict(self) -> dict:
+        def counts(c: Counts) -> dict:
+            return {"uas": c.uas, "las": c.las, "words": c.total}
+
+        labels = sorted(set(self.label_gold) | set(self.label_predicted))
+        return {
+            "uas": self.words.uas,
+            "las": self.words.las,
+            "clas": self.clas,
+            "words": self.words.total,
+            "sentences": self.sentences,
+            "nonprojective_sentences": self.nonprojective_sentences,
+            "projective": counts(self.projective),
+            "nonprojective": counts(self.nonprojective),
+            "by_length": {name: counts(c) for name, c in self.by_length.items()},
+            "labels": {
+                label: f1(self.label_correct[label], self.label_predicted[label], self.label_gold[label])
+                for label in labels
+            },
+        }
+
+    def to_table(self) -> str:
+        d = self.to_dict()
+        lines = [
+            f"{'':<22}{'UAS':>8}{'LAS':>8}{'words':>9}",
+            f"{'all':<22}{d['uas']:8.2f}{d['las']:8.2f}{d['words']:9d}",
+            f"{'projective sents':<22}{d['projective']['uas']:8.2f}{d['projective']['las']:8.2f}"
+            f"{d['projective']['words']:9d}",
+            f"{'non-projective sents':<22}{d['nonprojective']['uas']:8.2f}"
+            f"{d['nonprojective']['las']:8.2f}{d['nonprojective']['words']:9d}",
+        ]
+        for name, c in d["by_length"].items():
+            label = "root arc" if name == "root" else f"arc length {name}"
+            lines.append(f"{label:<22}{c['uas']:8.2f}{c['las']:8.2f}{c['words']:9d}")
+        lines.append(f"CLAS F1: {d['clas']:.2f}   sentences: {d['sentences']} "
+                     f"({d['nonprojective_sentences']} non-projective)")
+        lines.append("")
+        lines.append(f"{'label':<14}{'P':>8}{'R':>8}{'F1':>8}{'gold':>8}")
+        for label, s in d["labels"].items():
+            lines.append(f"{label:<14}{s['precision']:8.2f}{s['recall']:8.2f}{s['f1']:8.2f}{s['gold']:8d}")
+        return "\n".join(lines)
+
+
+def evaluate_trees(gold: Iterable[Tree], predicted: Iterable[Tree]) -> Evaluation:
+    gold, predicted = list(gold), list(predicted)
+    if len(gold) != len(predicted):
+        raise ValueError(f"{len(gold)} gold sentences but {len(predicted)} predicted.")
+    evaluation = Evaluation()
+    for g, p in zip(gold, predicted):
+        evaluation.add(g, p)
+    return evaluation
+
+
+def evaluate_pipeline(nlp: Language, gold_path: Union[str, Path],
+                      output: Optional[Union[str, Path]] = None) -> Evaluation:
+    """Parse the gold-tokenized sentences of a CoNLL-U file with nlp and
+    score them; optionally write the predictions as CoNLL-U."""
+    sentences = read_conllu(gold_path)
+    trees = parse_sentences(nlp, sentences)
+    if output is not None:
+        write_conllu(sentences, trees, output)
+    return evaluate_trees((gold_tree(s) for s in sentences), trees)

@@ -1,0 +1,92 @@
+"""CoNLL-U evaluation on hand-made cases, numbers computed by hand."""
+import pytest
+import spacy
+
+from spacy_nonmono.evaluation import evaluate_trees, read_conllu, write_conllu
+from spacy_nonmono.evaluation.conllu_eval import gold_tree, is_projective, sentence_doc
+
+GOLD = """# sent_id = 1
+# text = Del perro.
+1-2	Del	_	_	_	_	_	_	_	_
+1	De	de	ADP	_	_	3	case	_	_
+2	el	el	DET	_	_	3	det	_	_
+3	perro	perro	NOUN	_	_	0	root	_	SpaceAfter=No
+4	.	.	PUNCT	_	_	3	punct	_	_
+
+# sent_id = 2
+# text = a b c d
+1	a	a	NOUN	_	_	3	nsubj:pass	_	_
+2	b	b	NOUN	_	_	4	obj	_	_
+3	c	c	VERB	_	_	0	root	_	_
+3.1	x	x	VERB	_	_	_	_	3:conj	_
+4	d	d	VERB	_	_	1	acl	_	_
+
+"""
+# Sentence 1: word 2 gets a wrong head. Sentence 2 (non-projective): word 1's
+# label differs only in its subtype (correct), word 2's label is wrong, word
+# 4's head is wrong.
+PREDICTED = [
+    ([3, 1, 0, 3], ["case", "det", "root", "punct"]),
+    ([3, 4, 0, 3], ["nsubj", "iobj", "root", "acl"]),
+]
+
+
+@pytest.fixture
+def gold_path(tmp_path):
+    path = tmp_path / "gold.conllu"
+    path.write_text(GOLD, encoding="utf8")
+    return path
+
+
+def test_scores_by_hand(gold_path):
+    sentences = read_conllu(gold_path)
+    scores = evaluate_trees([gold_tree(s) for s in sentences], PREDICTED).to_dict()
+    assert scores["words"] == 8  # syntactic words only: no multiword token, no empty node
+    assert scores["uas"] == pytest.approx(75.0)
+    assert scores["las"] == pytest.approx(62.5)
+    assert scores["projective"] == {"uas": 75.0, "las": 75.0, "words": 4}
+    assert scores["nonprojective"] == {"uas": 75.0, "las": 50.0, "words": 4}
+    assert scores["nonprojective_sentences"] == 1
+    # Content words: gold 5, predicted 5, correct 3 -> F1 60.
+    assert scores["clas"] == pytest.approx(60.0)
+    by_length = scores["by_length"]
+    assert by_length["root"] == {"uas": 100.0, "las": 100.0, "words": 2}
+    assert by_length["1"] == {"uas": 50.0, "las": 50.0, "words": 2}
+    assert by_length["2"]["uas"] == pytest.approx(100.0)
+    assert by_length["2"]["las"] == pytest.approx(200 / 3)
+    assert by_length["3-6"] == {"uas": 0.0, "las": 0.0, "words": 1}
+    labels = scores["labels"]
+    assert labels["nsubj"]["f1"] == pytest.approx(100.0)
+    assert labels["det"]["f1"] == 0.0 and labels["det"]["gold"] == 1
+    assert labels["obj"]["recall"] == 0.0
+    assert labels["iobj"]["gold"] == 0 and labels["iobj"]["precision"] == 0.0
+
+
+def test_write_and_read_back(gold_path, tmp_path):
+    sentences = read_conllu(gold_path)
+    out = tmp_path / "pred.conllu"
+    write_conllu(sentences, PREDICTED, out)
+    again = read_conllu(out)
+    assert [gold_tree(s) for s in again] == PREDICTED
+    # Multiword tokens and empty nodes are kept, other columns copied.
+    assert [t["id"] for t in again[0]][0] == (1, "-", 2)
+    assert any(t["id"] == (3, ".", 1) for t in again[1])
+    assert [t["lemma"] for t in again[1]] == [t["lemma"] for t in sentences[1]]
+    # Gold evaluated against itself is perfect.
+    perfect = evaluate_trees([gold_tree(s) for s in sentences], [gold_tree(s) for s in again])
+    assert perfect.to_dict()["las"] < 100.0
+    assert evaluate_trees(PREDICTED, [gold_tree(s) for s in again]).to_dict()["las"] == 100.0
+
+
+def test_sentence_doc_spacing(gold_path):
+    sentences = read_conllu(gold_path)
+    doc = sentence_doc(spacy.blank("xx").vocab, sentences[0])
+    assert [t.text for t in doc] == ["De", "el", "perro", "."]
+    assert doc.text == "De el perro."
+
+
+def test_projectivity():
+    assert is_projective([2, 0, 2])
+    assert not is_projective([3, 4, 0, 1])
+    # An arc crossing the root arc counts as non-projective.
+    assert not is_projective([3, 0, 2])
