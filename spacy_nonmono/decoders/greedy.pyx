@@ -6,7 +6,6 @@ from libc.math cimport exp, log
 from libc.string cimport memset, memcpy
 from libc.stdlib cimport calloc, free
 from cymem.cymem cimport Pool
-from thinc.backends.cblas cimport CBlas, sgemm
 
 from ..systems.base cimport StateC, GoldC, TransitionSystem, alloc_state
 
@@ -102,7 +101,7 @@ cdef class StateBatch:
             labels.append(l)
         return heads, labels
 
-    def parse(self, CBlas cblas, float[:, :, :, ::1] table, float[:, ::1] lower_bias,
+    def parse(self, float[:, :, :, ::1] table, float[:, ::1] lower_bias,
               float[:, ::1] upper_W, float[::1] upper_b):
         """Greedy parsing of every configuration to the end, without the GIL.
 
@@ -119,7 +118,7 @@ cdef class StateBatch:
                 f"{self.system.n_moves})."
             )
         with nogil:
-            greedy_parse(self.system, self.states, self.size, cblas, &table[0, 0, 0, 0],
+            greedy_parse(self.system, self.states, self.size, &table[0, 0, 0, 0],
                          &lower_bias[0, 0], &upper_W[0, 0], &upper_b[0], nF, nH, nP, nO)
 
 
@@ -168,59 +167,57 @@ def scatter_hidden_grad(float[:, :, :, ::1] d_table, int[:, ::1] ids,
                     dst[h] += src[h]
 
 
-cdef int greedy_parse(TransitionSystem system, StateC** batch, int size, CBlas cblas,
+cdef int greedy_parse(TransitionSystem system, StateC** batch, int size,
                       const float* table, const float* lower_bias,
                       const float* upper_W, const float* upper_b,
                       int nF, int nH, int nP, int nO) except -1 nogil:
+    """Parse every state to the end, each by its best-scoring valid move.
+
+    Only valid moves are scored (a dot product each): in Covington most
+    labelled moves are invalid in most configurations, so this does a
+    fraction of the work of scoring all moves with a matrix product.
+    """
     cdef int HP = nH * nP
-    cdef StateC** states = <StateC**>calloc(size, sizeof(StateC*))
-    cdef int* ids = <int*>calloc(size * nF, sizeof(int))
-    cdef float* unmaxed = <float*>calloc(size * HP, sizeof(float))
-    cdef float* hidden = <float*>calloc(size * nH, sizeof(float))
-    cdef float* scores = <float*>calloc(size * nO, sizeof(float))
+    cdef int* ids = <int*>calloc(nF, sizeof(int))
+    cdef float* unmaxed = <float*>calloc(HP, sizeof(float))
+    cdef float* hidden = <float*>calloc(nH, sizeof(float))
     cdef int* is_valid = <int*>calloc(nO, sizeof(int))
-    cdef int n_active = 0, a, h, p, m, best, b
-    cdef float* u
-    cdef float mx
+    cdef int b, h, p, m, best
+    cdef float mx, score, best_score
+    cdef const float* w
+    cdef StateC* state
     for b in range(size):
-        if not system.is_final(batch[b]):
-            states[n_active] = batch[b]
-            n_active += 1
-    while n_active > 0:
-        # Hidden layer: bias + sum of the precomputed slot contributions, maxout.
-        for a in range(n_active):
-            system.set_context(states[a], &ids[a * nF])
-            u = &unmaxed[a * HP]
-            sum_context_rows(u, table, &ids[a * nF], lower_bias, nF, HP)
+        state = batch[b]
+        while not system.is_final(state):
+            system.set_context(state, ids)
+            sum_context_rows(unmaxed, table, ids, lower_bias, nF, HP)
             for h in range(nH):
-                mx = u[h * nP]
+                mx = unmaxed[h * nP]
                 for p in range(1, nP):
-                    if u[h * nP + p] > mx:
-                        mx = u[h * nP + p]
-                hidden[a * nH + h] = mx
-        # Scores for the whole batch in one matrix product.
-        sgemm(cblas)(False, True, n_active, nO, nH, 1.0, hidden, nH,
-                     upper_W, nH, 0.0, scores, nO)
-        b = 0
-        for a in range(n_active):
-            system.set_valid(states[a], is_valid)
+                    if unmaxed[h * nP + p] > mx:
+                        mx = unmaxed[h * nP + p]
+                hidden[h] = mx
+            system.set_valid(state, is_valid)
             best = -1
+            best_score = 0.0
             for m in range(nO):
-                if is_valid[m] and (best == -1 or
-                                    scores[a * nO + m] + upper_b[m] > scores[a * nO + best] + upper_b[best]):
+                if not is_valid[m]:
+                    continue
+                w = &upper_W[m * nH]
+                score = upper_b[m]
+                for h in range(nH):
+                    score += w[h] * hidden[h]
+                if best == -1 or score > best_score:
                     best = m
+                    best_score = score
             if best == -1:
                 # No valid move in a non-final state would be a system bug;
                 # stop rather than loop forever.
-                free(states); free(ids); free(unmaxed); free(hidden); free(scores); free(is_valid)
+                free(ids); free(unmaxed); free(hidden); free(is_valid)
                 with gil:
                     raise RuntimeError("Transition system offered no valid move.")
-            system.apply(states[a], best)
-            if not system.is_final(states[a]):
-                states[b] = states[a]
-                b += 1
-        n_active = b
-    free(states); free(ids); free(unmaxed); free(hidden); free(scores); free(is_valid)
+            system.apply(state, best)
+    free(ids); free(unmaxed); free(hidden); free(is_valid)
     return 0
 
 

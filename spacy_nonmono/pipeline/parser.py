@@ -20,7 +20,9 @@ from ..decoders.greedy import StateBatch, gather_hidden, scatter_hidden_grad, so
 from ..registry import get_system
 from ..systems.base import check_gold_tree
 
-NUMPY_OPS = NumpyOps()
+
+# The transition loop runs on the CPU whatever device the model is on.
+CPU_OPS = NumpyOps()
 
 # Labels written for words a system left without head (see `finish`).
 REPAIR_LABEL = "dep"
@@ -250,16 +252,21 @@ class NonMonoParser(TrainablePipe):
             )
         spans = [(d, start, end) for d, (sent_start, start, end) in windows]
         lengths, offsets, root_row = self._batch(docs, spans)
+        # The decoder runs on the CPU; on a GPU only the table is computed there.
+        to_numpy = self.model.ops.to_numpy
+
+        def host(array):
+            return numpy.ascontiguousarray(to_numpy(array), dtype="f")
+
         table = self.model.predict(docs)
         lower = self.model.get_ref("lower")
         upper = self.model.get_ref("upper")
         batch = StateBatch(self.moves, lengths, offsets, root_row)
         batch.parse(
-            NUMPY_OPS.cblas(),
-            numpy.ascontiguousarray(table, dtype="f"),
-            numpy.ascontiguousarray(lower.get_param("b"), dtype="f"),
-            numpy.ascontiguousarray(upper.get_param("W"), dtype="f"),
-            numpy.ascontiguousarray(upper.get_param("b"), dtype="f"),
+            host(table),
+            host(lower.get_param("b")),
+            host(upper.get_param("W")),
+            host(upper.get_param("b")),
         )
         heads, labels = batch.finish()
         names = self.labels
@@ -375,7 +382,7 @@ class NonMonoParser(TrainablePipe):
         active = batch.active()
         while active.size:
             ids = batch.get_context(active)
-            hidden, which = ops.maxout(gather_hidden(table, ids, lower_b))
+            hidden, which = CPU_OPS.maxout(gather_hidden(table, ids, lower_b))
             scores = hidden @ W.T + bias
             costs, valid = batch.get_costs(active)
             d_scores, step_loss = softmax_log_loss(scores, costs, valid)
@@ -391,7 +398,7 @@ class NonMonoParser(TrainablePipe):
         d_scores = numpy.concatenate(steps_d_scores)
         upper.inc_grad("W", ops.asarray2f(d_scores.T @ hidden))
         upper.inc_grad("b", ops.asarray1f(d_scores.sum(axis=0)))
-        d_unmaxed = ops.backprop_maxout(
+        d_unmaxed = CPU_OPS.backprop_maxout(
             d_scores @ W, numpy.concatenate(steps_which), table.shape[3]
         )
         d_table = numpy.zeros_like(table)
