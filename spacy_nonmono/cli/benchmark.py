@@ -33,10 +33,10 @@ def add_parser(commands) -> None:
     p.add_argument("--systems", default=DEFAULT_SYSTEMS,
                    help=f"Comma-separated, from: {', '.join(SYSTEMS)} (first = speed reference)")
     p.add_argument("--configs", type=Path, default=Path("configs"), help="Folder of the configs")
-    p.add_argument("--max-steps", type=int, default=6000)
+    p.add_argument("--max-steps", type=int, default=3000)
     p.add_argument("--eval-frequency", type=int, default=300)
-    p.add_argument("--patience", type=int, default=1800)
-    p.add_argument("--speed-runs", type=int, default=3, help="Runs per speed measurement (median)")
+    p.add_argument("--patience", type=int, default=1500)
+    p.add_argument("--speed-runs", type=int, default=5, help="Runs per speed measurement (median)")
     p.add_argument("--skip-train", action="store_true",
                    help="Reuse models already trained in the output folder")
     p.set_defaults(run=run)
@@ -125,13 +125,16 @@ def run(args) -> int:
             predictions = output / f"{system}.{split}.conllu"
             row[split] = evaluate_pipeline(nlp, conllu_files[split], predictions).to_dict()
         rows.append(row)
-    # Speed last and side by side, each pipeline on the same test sentences.
+    # Speed last and side by side, every pipeline on the same test sentences.
     print("\n=== Measuring speed (nlp.pipe, one thread)", flush=True)
-    test_sentences = read_conllu(conllu_files["test"])
+    speeds = words_per_second(
+        {system: spacy.load(models[system]) for system in systems},
+        read_conllu(conllu_files["test"]),
+        n_runs=args.speed_runs,
+        progress=lambda line: print(line, flush=True),
+    )
     for row in rows:
-        nlp = spacy.load(models[row["system"]])
-        row["words_per_second"] = words_per_second(nlp, test_sentences, n_runs=args.speed_runs)
-        print(f"{row['system']}: {row['words_per_second']:,.0f} words/s", flush=True)
+        row["words_per_second"] = speeds[row["system"]]
 
     table = format_table(rows, systems[0])
     print(f"\nTreebank: {args.treebank_dir} (UAS/LAS in %, punctuation included, "

@@ -52,7 +52,8 @@ def is_projective(heads: Sequence[int]) -> bool:
 
 
 def sentence_doc(vocab, sentence: conllu.TokenList) -> Doc:
-    """A Doc of the sentence's syntactic words (gold tokenization). A word's
+    """A one-sentence Doc of the sentence's syntactic words (gold tokens and
+    sentence). A word's
     trailing space comes from SpaceAfter=No on it or on its multiword token."""
     words, spaces = [], []
     no_space_after = set()
@@ -67,7 +68,10 @@ def sentence_doc(vocab, sentence: conllu.TokenList) -> Doc:
             spaces.append(t["id"] not in no_space_after)
     if spaces:
         spaces[-1] = False
-    return Doc(vocab, words=words, spaces=spaces)
+    # Gold segmentation: the doc is one sentence, which parsers that can
+    # split sentences (spaCy's parser) must respect.
+    sent_starts = [True] + [False] * (len(words) - 1) if words else []
+    return Doc(vocab, words=words, spaces=spaces, sent_starts=sent_starts)
 
 
 def doc_tree(doc: Doc) -> Tree:
