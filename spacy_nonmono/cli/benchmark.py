@@ -36,6 +36,7 @@ def add_parser(commands) -> None:
     p.add_argument("--max-steps", type=int, default=3000)
     p.add_argument("--eval-frequency", type=int, default=300)
     p.add_argument("--patience", type=int, default=1500)
+    p.add_argument("--seed", type=int, default=0, help="Training seed (system.seed)")
     p.add_argument("--speed-runs", type=int, default=5, help="Runs per speed measurement (median)")
     p.add_argument("--skip-train", action="store_true",
                    help="Reuse models already trained in the output folder")
@@ -76,6 +77,7 @@ def train(system: str, args, corpus: Dict[str, Path], output: Path) -> Path:
         "--training.max_steps", str(args.max_steps),
         "--training.eval_frequency", str(args.eval_frequency),
         "--training.patience", str(args.patience),
+        "--system.seed", str(args.seed),
     ]
     for key, value in overrides.items():
         cmd += [f"--{key}", value]
