@@ -104,6 +104,7 @@ def run(args) -> int:
     import spacy
 
     from ..evaluation import evaluate_pipeline, read_conllu, words_per_second
+    from ..evaluation.speed import SpacyTimer
 
     systems = [s.strip() for s in args.systems.split(",") if s.strip()]
     unknown = [s for s in systems if s not in SYSTEMS]
@@ -130,7 +131,7 @@ def run(args) -> int:
     # Speed last and side by side, every pipeline on the same test sentences.
     print("\n=== Measuring speed (nlp.pipe, one thread)", flush=True)
     speeds = words_per_second(
-        {system: spacy.load(models[system]) for system in systems},
+        {system: SpacyTimer(spacy.load(models[system])) for system in systems},
         read_conllu(conllu_files["test"]),
         n_runs=args.speed_runs,
         progress=lambda line: print(line, flush=True),
