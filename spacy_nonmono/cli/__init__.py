@@ -4,7 +4,7 @@ import sys
 
 
 def main(argv=None) -> int:
-    from . import benchmark, evaluate
+    from . import benchmark, evaluate, speed, workflow
 
     parser = argparse.ArgumentParser(
         prog="python -m spacy_nonmono",
@@ -13,6 +13,8 @@ def main(argv=None) -> int:
     commands = parser.add_subparsers(dest="command", required=True)
     benchmark.add_parser(commands)
     evaluate.add_parser(commands)
+    speed.add_parser(commands)
+    workflow.add_parser(commands)
     args = parser.parse_args(argv)
     return args.run(args) or 0
 

@@ -1,0 +1,233 @@
+"""`workflow STEP`: the steps `project.yml` runs, over treebanks x systems.
+
+Layout under --root:
+  corpus/<treebank>/{train,dev,test}.spacy     converted training data
+  training/<treebank>/<system>/model-best      trained pipelines (UDPipe: model.udpipe)
+  metrics/<treebank>/<system>.json             dev and test scores (CoNLL 2018 style)
+  metrics/<treebank>/<system>.<split>.conllu   predictions
+  metrics/<treebank>/speed.json                words/s, side by side
+  results/comparison.md, results/*.png         the comparison over everything
+
+A treebank is a folder of --ud-dir holding *-train/dev/test.conllu. Steps skip
+work whose output exists (use --force to redo it).
+"""
+import argparse
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Dict, List, Tuple
+
+# System name -> (config in --configs, config overrides). "udpipe" is special.
+SYSTEMS: Dict[str, Tuple[str, Dict[str, str]]] = {
+    "spacy_parser": ("spacy_parser.cfg", {}),
+    "covington-static": ("covington.cfg", {"components.nonmono_parser.oracle": "static"}),
+    "covington-dynamic": ("covington.cfg", {"components.nonmono_parser.oracle": "dynamic"}),
+}
+UDPIPE = "udpipe"
+SPLITS = ("train", "dev", "test")
+STEPS = ("convert", "train", "evaluate", "speed", "compare", "all")
+
+
+def log(message: str) -> None:
+    print(message, flush=True)
+
+
+def add_arguments(p: argparse.ArgumentParser, treebank_selection: bool = True) -> None:
+    if treebank_selection:
+        p.add_argument("--ud-dir", type=Path, default=Path("assets"),
+                       help="Folder with one folder per treebank")
+        p.add_argument("--treebanks", default="sample", help="Comma-separated treebank folders")
+    p.add_argument("--systems", default="spacy_parser,covington-static,covington-dynamic",
+                   help=f"Comma-separated, from: {', '.join(list(SYSTEMS) + [UDPIPE])}; "
+                   "the first is the speed reference")
+    p.add_argument("--root", type=Path, default=Path("." if treebank_selection else "bench"),
+                   help="Where outputs go")
+    p.add_argument("--configs", type=Path, default=Path("configs"))
+    p.add_argument("--max-steps", type=int, default=3000)
+    p.add_argument("--eval-frequency", type=int, default=300)
+    p.add_argument("--patience", type=int, default=1500)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--gpu-id", type=int, default=-1, help="GPU for training (-1: CPU)")
+    p.add_argument("--udpipe-iterations", type=int, default=10)
+    p.add_argument("--speed-runs", type=int, default=5)
+    p.add_argument("--force", action="store_true", help="Redo steps whose outputs exist")
+
+
+def add_parser(commands) -> None:
+    p = commands.add_parser("workflow", help="Run a step of the benchmark workflow "
+                            "(convert, train, evaluate, speed, compare, all)",
+                            description=__doc__,
+                            formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("step", choices=STEPS)
+    add_arguments(p)
+    p.set_defaults(run=run)
+
+
+class Workflow:
+    def __init__(self, args):
+        self.args = args
+        self.treebanks = [t.strip() for t in args.treebanks.split(",") if t.strip()]
+        self.systems = [s.strip() for s in args.systems.split(",") if s.strip()]
+        unknown = [s for s in self.systems if s not in SYSTEMS and s != UDPIPE]
+        if unknown:
+            raise SystemExit(f"Unknown system(s) {unknown}; known: "
+                             f"{', '.join(list(SYSTEMS) + [UDPIPE])}.")
+        for tb in self.treebanks:
+            self.conllu(tb, "train")  # fail early on a missing treebank
+
+    # -- paths ------------------------------------------------------------------
+
+    def conllu(self, treebank: str, split: str) -> Path:
+        folder = self.args.ud_dir / treebank
+        found = sorted(folder.glob(f"*-{split}.conllu"))
+        if len(found) != 1:
+            raise SystemExit(f"Expected one *-{split}.conllu in {folder}, found {len(found)}.")
+        return found[0]
+
+    def corpus(self, treebank: str, split: str) -> Path:
+        return self.args.root / "corpus" / treebank / f"{split}.spacy"
+
+    def model(self, treebank: str, system: str) -> Path:
+        folder = self.args.root / "training" / treebank / system
+        return folder / ("model.udpipe" if system == UDPIPE else "model-best")
+
+    def metrics(self, treebank: str, name: str) -> Path:
+        return self.args.root / "metrics" / treebank / name
+
+    def todo(self, output: Path) -> bool:
+        return self.args.force or not output.exists()
+
+    def load(self, treebank: str, system: str):
+        import spacy
+
+        from ..evaluation.udpipe import UDPipeParser
+
+        path = self.model(treebank, system)
+        if not path.exists():
+            raise SystemExit(f"No trained model at {path}: run the train step first.")
+        return UDPipeParser(path) if system == UDPIPE else spacy.load(path)
+
+    # -- steps ------------------------------------------------------------------
+
+    def convert(self) -> None:
+        from spacy.tokens import DocBin
+        from spacy.training.converters import conllu_to_docs
+
+        for tb in self.treebanks:
+            for split in SPLITS:
+                target = self.corpus(tb, split)
+                if not self.todo(target):
+                    continue
+                source = self.conllu(tb, split)
+                # Training docs group 10 sentences; dev and test: one per doc.
+                docs = conllu_to_docs(source.read_text(encoding="utf8"),
+                                      n_sents=10 if split == "train" else 1, no_print=True)
+                target.parent.mkdir(parents=True, exist_ok=True)
+                DocBin(docs=list(docs), store_user_data=False).to_disk(target)
+                log(f"Converted {source} -> {target}")
+
+    def train(self) -> None:
+        from ..evaluation.udpipe import train_udpipe
+
+        for tb in self.treebanks:
+            for system in self.systems:
+                model = self.model(tb, system)
+                if not self.todo(model):
+                    log(f"[{tb}] {system}: trained model exists ({model})")
+                    continue
+                log(f"\n=== [{tb}] training {system}")
+                if system == UDPIPE:
+                    train_udpipe(self.conllu(tb, "train"), self.conllu(tb, "dev"),
+                                 model.parent, iterations=self.args.udpipe_iterations)
+                    continue
+                config, overrides = SYSTEMS[system]
+                a = self.args
+                cmd = [sys.executable, "-m", "spacy", "train", str(a.configs / config),
+                       "--output", str(model.parent),
+                       "--paths.train", str(self.corpus(tb, "train")),
+                       "--paths.dev", str(self.corpus(tb, "dev")),
+                       "--training.max_steps", str(a.max_steps),
+                       "--training.eval_frequency", str(a.eval_frequency),
+                       "--training.patience", str(a.patience),
+                       "--system.seed", str(a.seed), "--gpu-id", str(a.gpu_id)]
+                for key, value in overrides.items():
+                    cmd += [f"--{key}", value]
+                log(" ".join(cmd))
+                subprocess.run(cmd, check=True)
+
+    def evaluate(self) -> None:
+        from ..evaluation import evaluate_trees, read_conllu, write_conllu
+        from ..evaluation.conllu_eval import gold_tree, parse_sentences
+
+        for tb in self.treebanks:
+            for system in self.systems:
+                target = self.metrics(tb, f"{system}.json")
+                if not self.todo(target):
+                    continue
+                log(f"[{tb}] evaluating {system}")
+                target.parent.mkdir(parents=True, exist_ok=True)
+                parser = self.load(tb, system)
+                scores = {}
+                for split in ("dev", "test"):
+                    sentences = read_conllu(self.conllu(tb, split))
+                    if system == UDPIPE:
+                        trees = parser.parse(sentences)
+                    else:
+                        trees = parse_sentences(parser, sentences)
+                    write_conllu(sentences, trees, self.metrics(tb, f"{system}.{split}.conllu"))
+                    evaluation = evaluate_trees([gold_tree(s) for s in sentences], trees)
+                    scores[split] = evaluation.to_dict()
+                    log(f"  {split}: UAS {evaluation.words.uas:.2f} LAS {evaluation.words.las:.2f}")
+                target.write_text(json.dumps(scores, indent=2))
+
+    def speed(self) -> None:
+        from ..evaluation import read_conllu, words_per_second
+        from ..evaluation.speed import SpacyTimer
+
+        for tb in self.treebanks:
+            target = self.metrics(tb, "speed.json")
+            if not self.todo(target):
+                continue
+            log(f"[{tb}] measuring speed on the test set, one thread")
+            timers = {}
+            for system in self.systems:
+                parser = self.load(tb, system)
+                timers[system] = parser if system == UDPIPE else SpacyTimer(parser)
+            speeds = words_per_second(timers, read_conllu(self.conllu(tb, "test")),
+                                      n_runs=self.args.speed_runs, progress=log)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(json.dumps(speeds, indent=2))
+
+    def compare(self) -> None:
+        from ..evaluation.compare import comparison_table, write_plots
+
+        results = {}
+        for tb in self.treebanks:
+            speed_path = self.metrics(tb, "speed.json")
+            speeds = json.loads(speed_path.read_text()) if speed_path.exists() else {}
+            for system in self.systems:
+                path = self.metrics(tb, f"{system}.json")
+                if not path.exists():
+                    log(f"[{tb}] {system}: no scores yet ({path}); left out")
+                    continue
+                results[(tb, system)] = dict(json.loads(path.read_text()),
+                                             words_per_second=speeds.get(system))
+        out = self.args.root / "results"
+        out.mkdir(parents=True, exist_ok=True)
+        table = comparison_table(results, self.treebanks, self.systems)
+        (out / "comparison.md").write_text(table + "\n")
+        (out / "comparison.json").write_text(json.dumps(
+            [{"treebank": tb, "system": s, **r} for (tb, s), r in results.items()], indent=2))
+        log("\n" + table)
+        for path in write_plots(results, self.treebanks, self.systems, out):
+            log(f"Wrote {path}")
+        log(f"Wrote {out / 'comparison.md'}")
+
+
+def run(args) -> int:
+    workflow = Workflow(args)
+    steps = STEPS[:-1] if args.step == "all" else (args.step,)
+    for step in steps:
+        getattr(workflow, step)()
+    return 0

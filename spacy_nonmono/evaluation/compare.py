@@ -1,0 +1,89 @@
+"""The comparison over treebanks x systems: a Markdown table and PNG plots."""
+from pathlib import Path
+from typing import Dict, List, Tuple
+
+from .conllu_eval import LENGTH_BUCKETS
+
+Results = Dict[Tuple[str, str], dict]   # (treebank, system) -> {"dev", "test", "words_per_second"}
+
+
+def comparison_table(results: Results, treebanks: List[str], systems: List[str]) -> str:
+    """UAS/LAS/CLAS (test), LAS on non-projective test sentences, dev LAS and
+    words/s with the ratio to the first system of each treebank."""
+    lines = [
+        "| treebank | system | dev LAS | test UAS | test LAS | test CLAS | test LAS non-proj. "
+        "(sentences) | words/s | speed ratio |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for tb in treebanks:
+        reference = None
+        for system in systems:
+            r = results.get((tb, system))
+            if r is None:
+                continue
+            test, speed = r["test"], r.get("words_per_second")
+            if reference is None and speed:
+                reference = speed
+            speed_cells = (f"{speed:,.0f} | {speed / reference:.2f}x" if speed and reference
+                           else "n/a | n/a")
+            lines.append(
+                f"| {tb} | {system} | {r['dev']['las']:.2f} | {test['uas']:.2f} | {test['las']:.2f} "
+                f"| {test['clas']:.2f} | {test['nonprojective']['las']:.2f} "
+                f"({test['nonprojective_sentences']}) | {speed_cells} |"
+            )
+    return "\n".join(lines)
+
+
+def write_plots(results: Results, treebanks: List[str], systems: List[str],
+                output: Path) -> List[Path]:
+    """results/las_by_length.png and results/las_by_projectivity.png: test
+    LAS per gold arc length bucket and per sentence projectivity, one panel
+    per treebank, one bar per system. Needs matplotlib."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print("matplotlib is not installed: no plots (pip install matplotlib).", flush=True)
+        return []
+    treebanks = [tb for tb in treebanks if any((tb, s) in results for s in systems)]
+    if not treebanks:
+        return []
+    panels = {
+        "las_by_length.png": (
+            "test LAS by gold arc length",
+            [name for name, _, _ in LENGTH_BUCKETS],
+            lambda test: [test["by_length"][name]["las"] for name, _, _ in LENGTH_BUCKETS],
+        ),
+        "las_by_projectivity.png": (
+            "test LAS by sentence projectivity",
+            ["projective", "non-projective"],
+            lambda test: [test["projective"]["las"], test["nonprojective"]["las"]],
+        ),
+    }
+    written = []
+    for filename, (title, groups, values) in panels.items():
+        fig, axes = plt.subplots(1, len(treebanks), figsize=(max(6.0, 4.2 * len(treebanks)), 3.8),
+                                 squeeze=False, sharey=True)
+        for ax, tb in zip(axes[0], treebanks):
+            present = [s for s in systems if (tb, s) in results]
+            width = 0.8 / max(1, len(present))
+            for k, system in enumerate(present):
+                xs = [g + (k - (len(present) - 1) / 2) * width for g in range(len(groups))]
+                ax.bar(xs, values(results[(tb, system)]["test"]), width, label=system)
+            ax.set_xticks(range(len(groups)))
+            ax.set_xticklabels(groups)
+            ax.set_title(tb)
+            ax.set_ylim(0, 100)
+            ax.grid(axis="y", alpha=0.3)
+        axes[0][0].set_ylabel("LAS (%)")
+        handles, labels = axes[0][0].get_legend_handles_labels()
+        fig.legend(handles, labels, loc="lower center", ncol=len(labels), fontsize=8, frameon=False)
+        fig.suptitle(title)
+        fig.tight_layout(rect=(0, 0.07, 1, 1))
+        path = output / filename
+        fig.savefig(path, dpi=110)
+        plt.close(fig)
+        written.append(path)
+    return written
