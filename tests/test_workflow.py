@@ -80,9 +80,29 @@ def test_comparison_table_and_plots(tmp_path):
                                       "words_per_second": 900.0},
     }
     table = comparison_table(results, ["tb"], ["spacy_parser", "covington-dynamic"])
-    assert "| tb | spacy_parser | 70.00 | 73.00 | 68.00 | 63.00 | 68.00 (2) | 1,000 | 1.00x |" in table
+    assert "| tb | spacy_parser | 75.00 | 70.00 | 73.00 | 68.00 | 63.00 | 68.00 (2) | 1,000 | 1.00x |" in table
     assert table.splitlines()[-1].endswith("| 900 | 0.90x |")
     pytest.importorskip("matplotlib")
     written = write_plots(results, ["tb"], ["spacy_parser", "covington-dynamic"], tmp_path)
     assert [p.name for p in written] == ["las_by_length.png", "las_by_projectivity.png"]
     assert all(p.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" for p in written)
+
+
+def test_project_commands_parse():
+    """Every project.yml command is a valid `python -m spacy_nonmono` call."""
+    import shlex
+
+    from weasel.util import load_project_config
+
+    from spacy_nonmono.cli import build_parser
+
+    config = load_project_config(ROOT)
+    assert config["workflows"]["all"] == ["convert", "train", "evaluate", "speed", "compare"]
+    parser = build_parser()
+    for command in config["commands"]:
+        for line in command["script"]:
+            words = shlex.split(line)
+            assert words[:3] == ["python", "-m", "spacy_nonmono"], line
+            args = parser.parse_args(words[3:])
+            assert args.ud_dir == Path(config["vars"]["ud_dir"])
+            assert (args.ud_dir if args.ud_dir.is_absolute() else ROOT / args.ud_dir).exists()

@@ -3,19 +3,21 @@ import argparse
 import sys
 
 
-def main(argv=None) -> int:
+def build_parser() -> argparse.ArgumentParser:
     from . import benchmark, evaluate, speed, workflow
 
     parser = argparse.ArgumentParser(
         prog="python -m spacy_nonmono",
-        description="Tools of spacy-nonmono: benchmarks and evaluation.",
+        description="Tools of spacy-nonmono: evaluation, speed and the benchmark workflow.",
     )
     commands = parser.add_subparsers(dest="command", required=True)
-    benchmark.add_parser(commands)
-    evaluate.add_parser(commands)
-    speed.add_parser(commands)
-    workflow.add_parser(commands)
-    args = parser.parse_args(argv)
+    for module in (benchmark, evaluate, speed, workflow):
+        module.add_parser(commands)
+    return parser
+
+
+def main(argv=None) -> int:
+    args = build_parser().parse_args(argv)
     return args.run(args) or 0
 
 

@@ -141,6 +141,8 @@ class Workflow:
                     train_udpipe(self.conllu(tb, "train"), self.conllu(tb, "dev"),
                                  model.parent, iterations=self.args.udpipe_iterations)
                     continue
+                if not self.corpus(tb, "train").exists():
+                    raise SystemExit(f"No converted corpus for {tb}: run the convert step first.")
                 config, overrides = SYSTEMS[system]
                 a = self.args
                 cmd = [sys.executable, "-m", "spacy", "train", str(a.configs / config),

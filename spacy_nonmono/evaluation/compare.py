@@ -8,12 +8,12 @@ Results = Dict[Tuple[str, str], dict]   # (treebank, system) -> {"dev", "test", 
 
 
 def comparison_table(results: Results, treebanks: List[str], systems: List[str]) -> str:
-    """UAS/LAS/CLAS (test), LAS on non-projective test sentences, dev LAS and
-    words/s with the ratio to the first system of each treebank."""
+    """Dev UAS/LAS, test UAS/LAS/CLAS, LAS on non-projective test sentences
+    and words/s with the ratio to the first system of each treebank."""
     lines = [
-        "| treebank | system | dev LAS | test UAS | test LAS | test CLAS | test LAS non-proj. "
-        "(sentences) | words/s | speed ratio |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "| treebank | system | dev UAS | dev LAS | test UAS | test LAS | test CLAS "
+        "| test LAS non-proj. (sentences) | words/s | speed ratio |",
+        "|---|---|---|---|---|---|---|---|---|---|",
     ]
     for tb in treebanks:
         reference = None
@@ -27,7 +27,8 @@ def comparison_table(results: Results, treebanks: List[str], systems: List[str])
             speed_cells = (f"{speed:,.0f} | {speed / reference:.2f}x" if speed and reference
                            else "n/a | n/a")
             lines.append(
-                f"| {tb} | {system} | {r['dev']['las']:.2f} | {test['uas']:.2f} | {test['las']:.2f} "
+                f"| {tb} | {system} | {r['dev']['uas']:.2f} | {r['dev']['las']:.2f} "
+                f"| {test['uas']:.2f} | {test['las']:.2f} "
                 f"| {test['clas']:.2f} | {test['nonprojective']['las']:.2f} "
                 f"({test['nonprojective_sentences']}) | {speed_cells} |"
             )
