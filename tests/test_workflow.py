@@ -59,8 +59,21 @@ def test_speed_command(tiny_pipeline, tmp_path):
     shutil.copytree(tiny_pipeline, copy)
     output = cli("speed", tiny_pipeline, copy, "--gold", TEST_CONLLU, "--runs", "1", cwd=tmp_path)
     lines = output.strip().splitlines()
-    assert "words/s" in lines[-3]
-    assert lines[-2].endswith("1.00x") and lines[-1].endswith("x")
+    assert "words/s" in lines[-3] and "transitions/word" in lines[-3]
+    for line, ratio in ((lines[-2], "1.00x"), (lines[-1], "x")):
+        *_, shown_ratio, per_word = line.split()
+        assert shown_ratio.endswith(ratio)
+        # Covington shifts every word once, and both copies parse alike.
+        assert float(per_word) >= 1.0
+    assert lines[-2].split()[-1] == lines[-1].split()[-1]
+
+
+def test_parse_counts(tiny_pipeline):
+    nlp = spacy.load(tiny_pipeline)
+    parser = nlp.get_pipe("nonmono_parser")
+    docs = list(nlp.pipe(["One two three four five .", "Six seven ."]))
+    assert parser.parse_counts["words"] == sum(len(doc) for doc in docs)
+    assert parser.parse_counts["transitions"] >= parser.parse_counts["words"]
 
 
 def fake_scores(las):

@@ -37,7 +37,21 @@ def run(args) -> int:
                               progress=lambda line: print(line, flush=True))
     reference = speeds[args.pipelines[0]]
     width = max(len(name) for name in speeds)
-    print(f"\n{'pipeline':<{width}}  {'words/s':>10}  ratio")
+    print(f"\n{'pipeline':<{width}}  {'words/s':>10}  ratio  transitions/word")
     for name, wps in speeds.items():
-        print(f"{name:<{width}}  {wps:>10,.0f}  {wps / reference:.2f}x")
+        per_word = transitions_per_word(timers[name])
+        print(f"{name:<{width}}  {wps:>10,.0f}  {wps / reference:.2f}x  "
+              f"{'' if per_word is None else f'{per_word:.2f}'}")
     return 0
+
+
+def transitions_per_word(timer):
+    """Transitions per word of a pipeline's nonmono_parser over the timed
+    runs, or None for other parsers."""
+    nlp = getattr(timer, "nlp", None)
+    if nlp is None:
+        return None
+    counts = [pipe.parse_counts for _, pipe in nlp.pipeline if hasattr(pipe, "parse_counts")]
+    if not counts or not counts[0]["words"]:
+        return None
+    return counts[0]["transitions"] / counts[0]["words"]

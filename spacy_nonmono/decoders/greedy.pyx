@@ -108,6 +108,7 @@ cdef class StateBatch:
         table: (n_rows + 1, nF, nH, nP) precomputed contributions of each
         token row per context slot; row 0 is the per-slot padding, so token
         row r is at table[r + 1]. upper_W: (nO, nH); upper_b: (nO,).
+        Returns the number of transitions applied.
         """
         cdef int nF = table.shape[1], nH = table.shape[2], nP = table.shape[3]
         cdef int nO = upper_W.shape[0]
@@ -117,9 +118,12 @@ cdef class StateBatch:
                 f"transition system (context {self.system.n_context}, moves "
                 f"{self.system.n_moves})."
             )
+        cdef long n_transitions
         with nogil:
-            greedy_parse(self.system, self.states, self.size, &table[0, 0, 0, 0],
-                         &lower_bias[0, 0], &upper_W[0, 0], &upper_b[0], nF, nH, nP, nO)
+            n_transitions = greedy_parse(
+                self.system, self.states, self.size, &table[0, 0, 0, 0],
+                &lower_bias[0, 0], &upper_W[0, 0], &upper_b[0], nF, nH, nP, nO)
+        return n_transitions
 
 
 cdef inline void sum_context_rows(float* out, const float* table, const int* ids,
@@ -167,11 +171,12 @@ def scatter_hidden_grad(float[:, :, :, ::1] d_table, int[:, ::1] ids,
                     dst[h] += src[h]
 
 
-cdef int greedy_parse(TransitionSystem system, StateC** batch, int size,
-                      const float* table, const float* lower_bias,
-                      const float* upper_W, const float* upper_b,
-                      int nF, int nH, int nP, int nO) except -1 nogil:
-    """Parse every state to the end, each by its best-scoring valid move.
+cdef long greedy_parse(TransitionSystem system, StateC** batch, int size,
+                       const float* table, const float* lower_bias,
+                       const float* upper_W, const float* upper_b,
+                       int nF, int nH, int nP, int nO) except -1 nogil:
+    """Parse every state to the end, each by its best-scoring valid move;
+    return the number of transitions applied.
 
     Only valid moves are scored (a dot product each): in Covington most
     labelled moves are invalid in most configurations, so this does a
@@ -183,6 +188,7 @@ cdef int greedy_parse(TransitionSystem system, StateC** batch, int size,
     cdef float* hidden = <float*>calloc(nH, sizeof(float))
     cdef int* is_valid = <int*>calloc(nO, sizeof(int))
     cdef int b, h, p, m, best
+    cdef long n_transitions = 0
     cdef float mx, score, best_score
     cdef const float* w
     cdef StateC* state
@@ -217,8 +223,9 @@ cdef int greedy_parse(TransitionSystem system, StateC** batch, int size,
                 with gil:
                     raise RuntimeError("Transition system offered no valid move.")
             system.apply(state, best)
+            n_transitions += 1
     free(ids); free(unmaxed); free(hidden); free(is_valid)
-    return 0
+    return n_transitions
 
 
 def softmax_log_loss(float[:, ::1] scores, float[:, ::1] costs, int[:, ::1] valid):

@@ -167,6 +167,9 @@ class NonMonoParser(TrainablePipe):
         }
         self.gold_problems = GoldProblems()
         self._rng = numpy.random.default_rng(0)
+        # Running totals over predict() calls: transitions per word tells how
+        # much decoding work a trained model does (see the `speed` command).
+        self.parse_counts = {"words": 0, "transitions": 0}
         self._set_labels([])
 
     # -- labels and the transition system ---------------------------------
@@ -262,12 +265,13 @@ class NonMonoParser(TrainablePipe):
         lower = self.model.get_ref("lower")
         upper = self.model.get_ref("upper")
         batch = StateBatch(self.moves, lengths, offsets, root_row)
-        batch.parse(
+        self.parse_counts["transitions"] += batch.parse(
             host(table),
             host(lower.get_param("b")),
             host(upper.get_param("W")),
             host(upper.get_param("b")),
         )
+        self.parse_counts["words"] += sum(lengths)
         heads, labels = batch.finish()
         names = self.labels
         sentence_root = {}
