@@ -61,8 +61,8 @@ def test_speed_command(tiny_pipeline, tmp_path):
     lines = output.strip().splitlines()
     assert "words/s" in lines[-3] and "transitions/word" in lines[-3]
     for line, ratio in ((lines[-2], "1.00x"), (lines[-1], "x")):
-        *_, shown_ratio, per_word = line.split()
-        assert shown_ratio.endswith(ratio)
+        *_, median_ratio, _, best_ratio, per_word = line.split()
+        assert median_ratio.endswith(ratio) and best_ratio.endswith(ratio)
         # Covington shifts every word once, and both copies parse alike.
         assert float(per_word) >= 1.0
     assert lines[-2].split()[-1] == lines[-1].split()[-1]
@@ -88,13 +88,15 @@ def fake_scores(las):
 def test_comparison_table_and_plots(tmp_path):
     results = {
         ("tb", "spacy_parser"): {"dev": fake_scores(70), "test": fake_scores(68),
-                                 "words_per_second": 1000.0},
+                                 "words_per_second": 1000.0, "best_words_per_second": 1200.0},
         ("tb", "covington-dynamic"): {"dev": fake_scores(71), "test": fake_scores(69),
-                                      "words_per_second": 900.0},
+                                      "words_per_second": 900.0, "best_words_per_second": 1200.0,
+                                      "transitions_per_word": 3.125},
     }
     table = comparison_table(results, ["tb"], ["spacy_parser", "covington-dynamic"])
-    assert "| tb | spacy_parser | 75.00 | 70.00 | 73.00 | 68.00 | 63.00 | 68.00 (2) | 1,000 | 1.00x |" in table
-    assert table.splitlines()[-1].endswith("| 900 | 0.90x |")
+    assert ("| tb | spacy_parser | 75.00 | 70.00 | 73.00 | 68.00 | 63.00 | 68.00 (2) "
+            "| 1,000 | 1.00x | 1.00x | n/a |") in table
+    assert table.splitlines()[-1].endswith("| 900 | 0.90x | 1.00x | 3.12 |")
     pytest.importorskip("matplotlib")
     written = write_plots(results, ["tb"], ["spacy_parser", "covington-dynamic"], tmp_path)
     assert [p.name for p in written] == ["las_by_length.png", "las_by_projectivity.png"]

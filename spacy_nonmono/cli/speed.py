@@ -1,4 +1,5 @@
 """`speed`: words/s of several pipelines side by side on one treebank."""
+import statistics
 from pathlib import Path
 
 
@@ -18,8 +19,8 @@ def add_parser(commands) -> None:
 def run(args) -> int:
     import spacy
 
-    from ..evaluation import read_conllu, words_per_second
-    from ..evaluation.speed import SpacyTimer, count_words
+    from ..evaluation import read_conllu
+    from ..evaluation.speed import SpacyTimer, count_words, measure_runs, transitions_per_word
 
     if len(set(args.pipelines)) != len(args.pipelines):
         raise SystemExit("Give each pipeline once.")
@@ -33,25 +34,18 @@ def run(args) -> int:
             timers[name] = SpacyTimer(spacy.load(name))
     sentences = read_conllu(args.gold)
     print(f"{len(sentences)} sentences, {count_words(sentences)} words; {args.runs} runs", flush=True)
-    speeds = words_per_second(timers, sentences, n_runs=args.runs,
-                              progress=lambda line: print(line, flush=True))
-    reference = speeds[args.pipelines[0]]
-    width = max(len(name) for name in speeds)
-    print(f"\n{'pipeline':<{width}}  {'words/s':>10}  ratio  transitions/word")
-    for name, wps in speeds.items():
+    runs = measure_runs(timers, sentences, n_runs=args.runs,
+                        progress=lambda line: print(line, flush=True))
+    median = {name: statistics.median(rates) for name, rates in runs.items()}
+    best = {name: max(rates) for name, rates in runs.items()}
+    first = args.pipelines[0]
+    width = max(len(name) for name in runs)
+    print(f"\n{'pipeline':<{width}}  {'words/s':>10}  ratio  {'best run':>10}  ratio  "
+          "transitions/word")
+    for name in runs:
         per_word = transitions_per_word(timers[name])
-        print(f"{name:<{width}}  {wps:>10,.0f}  {wps / reference:.2f}x  "
+        print(f"{name:<{width}}  {median[name]:>10,.0f}  {median[name] / median[first]:.2f}x  "
+              f"{best[name]:>10,.0f}  {best[name] / best[first]:.2f}x  "
               f"{'' if per_word is None else f'{per_word:.2f}'}")
     return 0
 
-
-def transitions_per_word(timer):
-    """Transitions per word of a pipeline's nonmono_parser over the timed
-    runs, or None for other parsers."""
-    nlp = getattr(timer, "nlp", None)
-    if nlp is None:
-        return None
-    counts = [pipe.parse_counts for _, pipe in nlp.pipeline if hasattr(pipe, "parse_counts")]
-    if not counts or not counts[0]["words"]:
-        return None
-    return counts[0]["transitions"] / counts[0]["words"]

@@ -5,7 +5,7 @@ Layout under --root:
   training/<treebank>/<system>/model-best      trained pipelines (UDPipe: model.udpipe)
   metrics/<treebank>/<system>.json             dev and test scores (CoNLL 2018 style)
   metrics/<treebank>/<system>.<split>.conllu   predictions
-  metrics/<treebank>/speed.json                words/s, side by side
+  metrics/<treebank>/speed.json                words/s side by side, transitions/word
   results/comparison.md, results/*.png         the comparison over everything
 
 A treebank is a folder of --ud-dir holding *-train/dev/test.conllu. Steps skip
@@ -13,6 +13,7 @@ work whose output exists (use --force to redo it).
 """
 import argparse
 import json
+import statistics
 import subprocess
 import sys
 from pathlib import Path
@@ -184,8 +185,8 @@ class Workflow:
                 target.write_text(json.dumps(scores, indent=2))
 
     def speed(self) -> None:
-        from ..evaluation import read_conllu, words_per_second
-        from ..evaluation.speed import SpacyTimer
+        from ..evaluation import read_conllu
+        from ..evaluation.speed import SpacyTimer, measure_runs, transitions_per_word
 
         for tb in self.treebanks:
             target = self.metrics(tb, "speed.json")
@@ -196,10 +197,16 @@ class Workflow:
             for system in self.systems:
                 parser = self.load(tb, system)
                 timers[system] = parser if system == UDPIPE else SpacyTimer(parser)
-            speeds = words_per_second(timers, read_conllu(self.conllu(tb, "test")),
-                                      n_runs=self.args.speed_runs, progress=log)
+            runs = measure_runs(timers, read_conllu(self.conllu(tb, "test")),
+                                n_runs=self.args.speed_runs, progress=log)
+            speed = {
+                "words_per_second": {s: statistics.median(r) for s, r in runs.items()},
+                "best_words_per_second": {s: max(r) for s, r in runs.items()},
+                "transitions_per_word": {s: transitions_per_word(t) for s, t in timers.items()},
+                "runs": runs,
+            }
             target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_text(json.dumps(speeds, indent=2))
+            target.write_text(json.dumps(speed, indent=2))
 
     def compare(self) -> None:
         from ..evaluation.compare import comparison_table, write_plots
@@ -207,14 +214,15 @@ class Workflow:
         results = {}
         for tb in self.treebanks:
             speed_path = self.metrics(tb, "speed.json")
-            speeds = json.loads(speed_path.read_text()) if speed_path.exists() else {}
+            speed = json.loads(speed_path.read_text()) if speed_path.exists() else {}
             for system in self.systems:
                 path = self.metrics(tb, f"{system}.json")
                 if not path.exists():
                     log(f"[{tb}] {system}: no scores yet ({path}); left out")
                     continue
-                results[(tb, system)] = dict(json.loads(path.read_text()),
-                                             words_per_second=speeds.get(system))
+                results[(tb, system)] = dict(json.loads(path.read_text()), **{
+                    key: speed.get(key, {}).get(system) for key in
+                    ("words_per_second", "best_words_per_second", "transitions_per_word")})
         out = self.args.root / "results"
         out.mkdir(parents=True, exist_ok=True)
         table = comparison_table(results, self.treebanks, self.systems)

@@ -2,7 +2,7 @@
 parsers side by side."""
 import statistics
 import time
-from typing import Dict, List
+from typing import Dict, List, Optional
 
 import conllu
 from spacy.language import Language
@@ -25,14 +25,32 @@ class SpacyTimer:
             pass
 
 
+def transitions_per_word(timer) -> Optional[float]:
+    """Transitions per word of a timed pipeline's nonmono_parser over its
+    runs so far, or None for other parsers."""
+    nlp = getattr(timer, "nlp", None)
+    counts = [pipe.parse_counts for _, pipe in getattr(nlp, "pipeline", [])
+              if hasattr(pipe, "parse_counts")]
+    if not counts or not counts[0]["words"]:
+        return None
+    return counts[0]["transitions"] / counts[0]["words"]
+
+
 def count_words(sentences: List[conllu.TokenList]) -> int:
     return sum(1 for s in sentences for t in s if isinstance(t["id"], int))
 
 
 def words_per_second(timers: Dict[str, object], sentences: List[conllu.TokenList],
                      n_runs: int = 5, progress=None) -> Dict[str, float]:
-    """Median words/s of each timer (an object with `prepare(sentences)` and
-    `run(prepared)`; only `run` is timed) over n_runs runs on the same
+    """Median words/s of each timer over n_runs runs (see measure_runs)."""
+    runs = measure_runs(timers, sentences, n_runs, progress)
+    return {name: statistics.median(rates) for name, rates in runs.items()}
+
+
+def measure_runs(timers: Dict[str, object], sentences: List[conllu.TokenList],
+                 n_runs: int = 5, progress=None) -> Dict[str, List[float]]:
+    """Words/s of each run of each timer (an object with `prepare(sentences)`
+    and `run(prepared)`; only `run` is timed), n_runs runs on the same
     sentences. Runs are interleaved across timers, so that load changes on
     the machine affect all alike; each is warmed up first."""
     n_words = count_words(sentences)
@@ -48,4 +66,4 @@ def words_per_second(timers: Dict[str, object], sentences: List[conllu.TokenList
         if progress is not None:
             progress(f"speed run {run + 1}/{n_runs}: " + ", ".join(
                 f"{name} {r[-1]:,.0f} w/s" for name, r in rates.items()))
-    return {name: statistics.median(r) for name, r in rates.items()}
+    return rates
