@@ -1,5 +1,4 @@
 """`speed`: words/s of several pipelines side by side on one treebank."""
-import statistics
 from pathlib import Path
 
 
@@ -19,8 +18,8 @@ def add_parser(commands) -> None:
 def run(args) -> int:
     import spacy
 
-    from ..evaluation import read_conllu
-    from ..evaluation.speed import SpacyTimer, count_words, measure_runs, transitions_per_word
+    from ..evaluation import measure_speed, read_conllu
+    from ..evaluation.speed import SpacyTimer, count_words
 
     if len(set(args.pipelines)) != len(args.pipelines):
         raise SystemExit("Give each pipeline once.")
@@ -34,18 +33,16 @@ def run(args) -> int:
             timers[name] = SpacyTimer(spacy.load(name))
     sentences = read_conllu(args.gold)
     print(f"{len(sentences)} sentences, {count_words(sentences)} words; {args.runs} runs", flush=True)
-    runs = measure_runs(timers, sentences, n_runs=args.runs,
-                        progress=lambda line: print(line, flush=True))
-    median = {name: statistics.median(rates) for name, rates in runs.items()}
-    best = {name: max(rates) for name, rates in runs.items()}
+    speed = measure_speed(timers, sentences, n_runs=args.runs,
+                          progress=lambda line: print(line, flush=True))
+    median, best = speed["words_per_second"], speed["best_words_per_second"]
     first = args.pipelines[0]
-    width = max(len(name) for name in runs)
+    width = max(len(name) for name in timers)
     print(f"\n{'pipeline':<{width}}  {'words/s':>10}  ratio  {'best run':>10}  ratio  "
           "transitions/word")
-    for name in runs:
-        per_word = transitions_per_word(timers[name])
+    for name in timers:
+        per_word = speed["transitions_per_word"][name]
         print(f"{name:<{width}}  {median[name]:>10,.0f}  {median[name] / median[first]:.2f}x  "
               f"{best[name]:>10,.0f}  {best[name] / best[first]:.2f}x  "
               f"{'' if per_word is None else f'{per_word:.2f}'}")
     return 0
-

@@ -13,7 +13,6 @@ work whose output exists (use --force to redo it).
 """
 import argparse
 import json
-import statistics
 import subprocess
 import sys
 from pathlib import Path
@@ -185,8 +184,8 @@ class Workflow:
                 target.write_text(json.dumps(scores, indent=2))
 
     def speed(self) -> None:
-        from ..evaluation import read_conllu
-        from ..evaluation.speed import SpacyTimer, measure_runs, transitions_per_word
+        from ..evaluation import measure_speed, read_conllu
+        from ..evaluation.speed import SpacyTimer
 
         for tb in self.treebanks:
             target = self.metrics(tb, "speed.json")
@@ -197,14 +196,8 @@ class Workflow:
             for system in self.systems:
                 parser = self.load(tb, system)
                 timers[system] = parser if system == UDPIPE else SpacyTimer(parser)
-            runs = measure_runs(timers, read_conllu(self.conllu(tb, "test")),
-                                n_runs=self.args.speed_runs, progress=log)
-            speed = {
-                "words_per_second": {s: statistics.median(r) for s, r in runs.items()},
-                "best_words_per_second": {s: max(r) for s, r in runs.items()},
-                "transitions_per_word": {s: transitions_per_word(t) for s, t in timers.items()},
-                "runs": runs,
-            }
+            speed = measure_speed(timers, read_conllu(self.conllu(tb, "test")),
+                                  n_runs=self.args.speed_runs, progress=log)
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_text(json.dumps(speed, indent=2))
 

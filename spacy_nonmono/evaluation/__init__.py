@@ -7,7 +7,7 @@ from .conllu_eval import (
     read_conllu,
     write_conllu,
 )
-from .speed import words_per_second
+from .speed import measure_speed
 
 __all__ = [
     "Evaluation",
@@ -16,5 +16,5 @@ __all__ = [
     "is_projective",
     "read_conllu",
     "write_conllu",
-    "words_per_second",
+    "measure_speed",
 ]

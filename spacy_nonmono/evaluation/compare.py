@@ -4,7 +4,7 @@ from typing import Dict, List, Tuple
 
 from .conllu_eval import LENGTH_BUCKETS
 
-Results = Dict[Tuple[str, str], dict]   # (treebank, system) -> {"dev", "test", "words_per_second"}
+Results = Dict[Tuple[str, str], dict]   # (treebank, system) -> {"dev", "test", speed keys}
 
 
 def comparison_table(results: Results, treebanks: List[str], systems: List[str]) -> str:
