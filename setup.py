@@ -9,6 +9,7 @@ MODULES = [
     "spacy_nonmono.graph.algorithms",
     "spacy_nonmono.systems.base",
     "spacy_nonmono.systems.covington",
+    "spacy_nonmono.systems.covington_nm",
     "spacy_nonmono.decoders.greedy",
 ]
 COMPILE_ARGS = ["/O2"] if sys.platform == "win32" else ["-O3", "-std=c++11"]

@@ -18,7 +18,6 @@ import random
 
 import pytest
 from hypothesis import given, settings
-from hypothesis import strategies as st
 
 import reference_covington as ref
 from conftest import scaled
@@ -26,43 +25,9 @@ from spacy_nonmono.graph.algorithms import count_cycles
 from spacy_nonmono.systems.base import check_gold_tree
 from spacy_nonmono.systems.covington import Covington
 
-N_LABELS = 3
-LABELS = [f"l{k}" for k in range(N_LABELS)]
-INVALID_COST = 9000.0
-
-
-# ---------------------------------------------------------------- strategies
-
-@st.composite
-def gold_trees(draw, min_words=1, max_words=8, n_labels=N_LABELS):
-    """(heads, labels): a random single-rooted tree over words 1..n.
-
-    A random permutation of the words; its first word is the root (head 0)
-    and every later word is attached to a word earlier in the permutation.
-    This gives every labelled tree shape, projective or not.
-    """
-    n = draw(st.integers(min_words, max_words))
-    order = draw(st.permutations(list(range(1, n + 1))))
-    heads = [0] * n
-    for pos in range(1, n):
-        heads[order[pos] - 1] = order[draw(st.integers(0, pos - 1))]
-    labels = draw(st.lists(st.integers(0, n_labels - 1), min_size=n, max_size=n))
-    return heads, labels
-
-
-# How walks leave the gold path: ("random", p) takes a uniformly random valid
-# move with probability p at each step (p = 1: a purely random sequence);
-# ("wrong_arc", p) takes a random arc move of positive cost with probability p,
-# which keeps the rest of the gold tree reachable and so makes cycles in
-# A u I (the second term of the loss) common. Otherwise a random zero-cost move.
-walk_policies = st.sampled_from([
-    ("random", 1.0), ("random", 0.6), ("random", 0.3), ("random", 0.1),
-    ("wrong_arc", 0.1), ("wrong_arc", 0.3),
-])
-# Walks draw from random.Random(seed): hypothesis' own `randoms()` favours
-# simple values, which rarely leave the gold path in interesting ways.
-seeds = st.integers(0, 2**32 - 1)
-
+from covington_walks import (INVALID_COST, LABELS, N_LABELS, check_invariants,
+                             check_same_configuration, gold_trees, seeds, walk,
+                             walk_policies)
 
 # ------------------------------------------------------------------- helpers
 
@@ -73,13 +38,6 @@ def reference_loss(cfg, gold_heads, gold_labels, memo):
 def actual_loss(state, gold_heads, gold_labels):
     return ref.final_loss((-1,) + tuple(state.heads), (-1,) + tuple(state.labels),
                           gold_heads, gold_labels)
-
-
-def check_same_configuration(state, cfg):
-    assert state.focus == (cfg.i, cfg.j)
-    assert state.heads == list(cfg.heads[1:])
-    assert state.labels == list(cfg.labels[1:])
-    assert state.is_final() == ref.is_final(cfg)
 
 
 def check_oracle(system, state, cfg, gold_heads, gold_labels, memo):
@@ -103,24 +61,6 @@ def check_oracle(system, state, cfg, gold_heads, gold_labels, memo):
     return before, costs
 
 
-def check_invariants(state):
-    n = state.n
-    heads = state.heads
-    labels = state.labels
-    for k, h in enumerate(heads, start=1):
-        assert -1 <= h <= n and h != k, heads
-        assert (h == -1) == (labels[k - 1] == -1), (heads, labels)
-    assert sum(1 for h in heads if h == 0) <= 1, heads
-    assert count_cycles([-1] + heads) == 0, heads
-    tree_heads, tree_labels = state.finish()
-    check_gold_tree(tree_heads)      # raises unless a single-rooted tree
-    for k in range(n):
-        if heads[k] != -1:          # finish keeps every arc of A
-            assert tree_heads[k] == heads[k]
-            assert tree_labels[k] == labels[k]
-    assert state.heads == heads     # and leaves the state itself alone
-
-
 def zero_cost_completion(state, rng):
     """Follow random zero-cost moves to a final configuration; the loss must
     stay constant and some zero-cost move must always exist."""
@@ -138,37 +78,6 @@ def zero_cost_completion(state, rng):
     return state, predicted
 
 
-def walk(system, gold_heads, gold_labels, rng, policy, on_config):
-    """A walk from the initial configuration following `policy` (see
-    walk_policies). Calls on_config(state, cfg) at every configuration, the
-    final one included, and checks that the reference and the Cython
-    transitions agree and the invariants hold after every move."""
-    kind, p = policy
-    n_labels = system.n_labels
-    state = system.new_state(gold_heads, gold_labels)
-    cfg = ref.initial_config(len(gold_heads))
-    check_invariants(state)
-    while True:
-        on_config(state, cfg)
-        if state.is_final():
-            break
-        valid = state.valid_moves()
-        costs = state.costs()
-        wrong_arcs = [m for m in valid if m >= 2 and costs[m] > 0]
-        if kind == "random" and rng.random() < p:
-            move = rng.choice(valid)
-        elif kind == "wrong_arc" and wrong_arcs and rng.random() < p:
-            move = rng.choice(wrong_arcs)
-        else:
-            move = rng.choice([m for m in valid if costs[m] == 0])
-        state.apply(move)
-        cfg = ref.apply(cfg, move, n_labels)
-        check_same_configuration(state, cfg)
-        check_invariants(state)
-    assert ref.is_final(cfg)
-    return state, cfg
-
-
 # ------------------------------------------------- dynamic oracle, random trees
 
 @settings(max_examples=scaled(150))
@@ -178,7 +87,7 @@ def test_dynamic_oracle_exact_on_random_walks(tree, policy, seed):
     rng = random.Random(seed)
     system = Covington(labels=LABELS, oracle="dynamic")
     memo = {}
-    walk(system, gold_heads, gold_labels, rng, policy,
+    walk(system, ref, gold_heads, gold_labels, rng, policy,
          lambda state, cfg: check_oracle(system, state, cfg, gold_heads, gold_labels, memo))
 
 
@@ -193,7 +102,7 @@ def test_zero_cost_moves_reach_predicted_loss(tree, policy, seed):
         final, predicted = zero_cost_completion(state, rng)
         assert actual_loss(final, gold_heads, gold_labels) == predicted
 
-    final, _ = walk(system, gold_heads, gold_labels, rng, policy, complete)
+    final, _ = walk(system, ref, gold_heads, gold_labels, rng, policy, complete)
     # The loss of a final configuration is its actual loss.
     assert final.loss() == actual_loss(final, gold_heads, gold_labels)
 
@@ -226,7 +135,7 @@ def test_reference_restricted_search_equals_full_search(tree, policy, seed):
             assert (ref.exact_loss(c, gold_heads, gold_labels, fast)
                     == ref.exact_loss(c, gold_heads, gold_labels, full, gold_arcs_only=False))
 
-    walk(system, gold_heads, gold_labels, rng, policy, compare)
+    walk(system, ref, gold_heads, gold_labels, rng, policy, compare)
 
 
 @pytest.mark.parametrize("heads,labels", [
@@ -309,7 +218,7 @@ def test_dynamic_oracle_exact_on_ud_sentences(ud_sentences):
             check_oracle(system, state, cfg, list(heads), gold_labels, memo)
 
         for policy in (("random", 1.0), ("random", 0.3), ("wrong_arc", 0.2)):
-            walk(system, list(heads), gold_labels, rng, policy, on_config)
+            walk(system, ref, list(heads), gold_labels, rng, policy, on_config)
         n_checked += 1
     assert n_checked == len(ud_sentences) > 0
 

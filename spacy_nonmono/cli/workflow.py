@@ -16,7 +16,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
-from typing import Dict, List, Tuple
+from typing import Dict, Tuple
 
 # System name -> (config in --configs, config overrides). "udpipe" is special.
 SYSTEMS: Dict[str, Tuple[str, Dict[str, str]]] = {

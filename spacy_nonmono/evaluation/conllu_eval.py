@@ -5,7 +5,6 @@ labels are compared on their universal part (before ':'). Multiword-token
 lines and empty nodes are kept in written predictions, unchanged, and are
 not scored (they are not syntactic words of the basic tree).
 """
-import json
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path

@@ -5,7 +5,9 @@ A system is registered under its config name in ``spacy_nonmono.registry.systems
 """
 from ..registry import systems, get_system
 from .covington import Covington
+from .covington_nm import CovingtonNM
 
 systems.register("covington", func=Covington)
+systems.register("covington_nm", func=CovingtonNM)
 
-__all__ = ["get_system", "Covington"]
+__all__ = ["get_system", "Covington", "CovingtonNM"]

@@ -34,6 +34,7 @@ cdef class TransitionSystem:
     cdef readonly int n_context
     cdef readonly int n_labels
     cdef readonly str oracle
+    cdef readonly str loss_name
     cdef bint static_oracle
     cdef readonly list labels
     cdef readonly dict label_ids
@@ -50,3 +51,12 @@ cdef class TransitionSystem:
     cdef void finish(self, StateC* s) noexcept nogil
     cdef void set_oracle_costs(self, const StateC* s, const GoldC* gold,
                                int* is_valid, float* costs) noexcept nogil
+
+
+cdef class ParseState:
+    cdef Pool mem
+    cdef StateC* c
+    cdef GoldC* gold
+    cdef readonly TransitionSystem system
+    cdef readonly bint has_gold
+    cdef object _gold_owner   # keeps the Pool that owns `gold` alive in copies

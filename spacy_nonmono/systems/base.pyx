@@ -45,16 +45,27 @@ cdef class TransitionSystem:
 
     Moves are ints 0..n_moves-1. `oracle` is "dynamic" (costs are loss
     differences) or "static" (cost 0 for the static oracle's move only).
+    `loss` names the loss expression of the dynamic oracle, one of the
+    class's `loss_names` (None: the first).
     """
     name = "base"
     n_structural = 0
+    loss_names = ("exact",)
 
-    def __init__(self, labels=(), oracle="dynamic"):
+    def __init__(self, labels=(), oracle="dynamic", loss=None):
         if oracle not in ("dynamic", "static"):
             raise ValueError(
                 f"Unknown oracle {oracle!r} for system {self.name!r}: "
                 "expected 'dynamic' or 'static'."
             )
+        if loss is None:
+            loss = self.loss_names[0]
+        if loss not in self.loss_names:
+            raise ValueError(
+                f"Unknown loss {loss!r} for system {self.name!r}: expected one of "
+                f"{', '.join(repr(name) for name in self.loss_names)}."
+            )
+        self.loss_name = loss
         self.oracle = oracle
         self.static_oracle = oracle == "static"
         self.labels = list(labels)
@@ -145,12 +156,6 @@ def check_gold_tree(heads):
 cdef class ParseState:
     """One configuration of a system, driven from Python. Slow; for tests,
     oracle analysis and tools, never for the parser's hot loops."""
-    cdef Pool mem
-    cdef StateC* c
-    cdef GoldC* gold
-    cdef readonly TransitionSystem system
-    cdef readonly bint has_gold
-    cdef object _gold_owner   # keeps the Pool that owns `gold` alive in copies
 
     def __init__(self, TransitionSystem system, gold_heads=None, gold_labels=None, n=None):
         self.mem = Pool()
@@ -181,10 +186,15 @@ cdef class ParseState:
         self.c.root_id = 0
         system.init_state(self.c)
 
-    def copy(self):
+    def copy(self, TransitionSystem system=None):
+        """A copy of this configuration; with `system`, read by that system
+        instead (one with the same moves, e.g. another loss of the family)."""
+        if system is not None and (system.n_moves != self.system.n_moves
+                                   or type(system) is not type(self.system)):
+            raise ValueError("copy(system=...) needs a system of the same kind and moves.")
         cdef ParseState other = ParseState.__new__(ParseState)
         other.mem = Pool()
-        other.system = self.system
+        other.system = system if system is not None else self.system
         other.has_gold = self.has_gold
         other.c = alloc_state(other.mem, self.c.n)
         copy_state(other.c, self.c)

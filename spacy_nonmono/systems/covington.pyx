@@ -19,11 +19,6 @@ from cymem.cymem cimport Pool
 from .base cimport INVALID_COST, StateC, GoldC, TransitionSystem, alloc_state, copy_state, token_row
 from ..graph.algorithms cimport weak_components, has_path, count_cycles_single_head
 
-cdef enum:
-    SHIFT = 0
-    NO_ARC = 1
-    N_STRUCTURAL = 2   # moves before the labelled ones
-
 # Context slots read by the model (a subset of the paper's Table 2).
 CONTEXT_NAMES = (
     "L0", "L1", "L2", "R0", "R1", "R2",
@@ -33,7 +28,7 @@ CONTEXT_NAMES = (
 )
 
 
-cdef inline bint root_has_dependent(const StateC* s) noexcept nogil:
+cdef bint root_has_dependent(const StateC* s) noexcept nogil:
     cdef int k
     for k in range(1, s.n + 1):
         if s.heads[k] == 0:
@@ -41,7 +36,7 @@ cdef inline bint root_has_dependent(const StateC* s) noexcept nogil:
     return False
 
 
-cdef inline int label_error(const GoldC* gold, int head, int dep, int label) noexcept nogil:
+cdef int label_error(const GoldC* gold, int head, int dep, int label) noexcept nogil:
     """1 if head -> dep is a gold arc and `label` is not its gold label."""
     return 1 if gold.heads[dep] == head and gold.labels[dep] != label else 0
 
@@ -85,8 +80,8 @@ cdef class Covington(TransitionSystem):
     name = "covington"
     context_names = CONTEXT_NAMES
 
-    def __init__(self, labels=(), oracle="dynamic"):
-        TransitionSystem.__init__(self, labels, oracle)
+    def __init__(self, labels=(), oracle="dynamic", loss=None):
+        TransitionSystem.__init__(self, labels, oracle, loss)
         self.n_moves = N_STRUCTURAL + 2 * self.n_labels
         self.n_context = len(CONTEXT_NAMES)
 
@@ -141,17 +136,27 @@ cdef class Covington(TransitionSystem):
             s.labels[s.i] = move - N_STRUCTURAL
         s.i -= 1
 
+    cdef int scratch_size(self, int n) noexcept nogil:
+        """Ints of scratch space `bound` needs for n words."""
+        return 3 * (n + 1)
+
+    cdef int bound(self, const StateC* s, const GoldC* gold, int* scratch) noexcept nogil:
+        """The oracle's loss expression (here the exact loss)."""
+        return covington_monotonic_loss(s, gold, scratch)
+
     cdef int loss(self, const StateC* s, const GoldC* gold) noexcept nogil:
-        cdef int* scratch = <int*>malloc(3 * (s.n + 1) * sizeof(int))
-        cdef int value = covington_monotonic_loss(s, gold, scratch)
+        cdef int* scratch = <int*>malloc(self.scratch_size(s.n) * sizeof(int))
+        cdef int value = self.bound(s, gold, scratch)
         free(scratch)
         return value
 
     cdef void set_costs(self, const StateC* s, const GoldC* gold, int* is_valid,
                         float* costs) noexcept nogil:
+        """Cost of a move: how much it increases the loss expression (never
+        below 0: an approximate loss may also decrease)."""
         cdef int n = s.n, L = self.n_labels, m, l, base, structural
         cdef int i = s.i, j = s.j
-        cdef int* scratch = <int*>malloc(3 * (n + 1) * sizeof(int))
+        cdef int* scratch = <int*>malloc(self.scratch_size(n) * sizeof(int))
         # A scratch configuration to apply moves to.
         cdef int* arrays = <int*>malloc(3 * (n + 1) * sizeof(int))
         cdef StateC tmp
@@ -161,28 +166,28 @@ cdef class Covington(TransitionSystem):
         self.set_valid(s, is_valid)
         for m in range(self.n_moves):
             costs[m] = INVALID_COST
-        base = covington_monotonic_loss(s, gold, scratch)
+        base = self.bound(s, gold, scratch)
         for m in range(N_STRUCTURAL):
             if is_valid[m]:
                 copy_state(&tmp, s)
                 self.apply(&tmp, m)
-                costs[m] = covington_monotonic_loss(&tmp, gold, scratch) - base
+                costs[m] = max(0, self.bound(&tmp, gold, scratch) - base)
         # Labelled arcs: the structure's cost is the same for every label; a
         # wrong label on a gold arc adds one.
         if L > 0 and is_valid[N_STRUCTURAL]:
             copy_state(&tmp, s)
             self.apply(&tmp, N_STRUCTURAL)
-            structural = (covington_monotonic_loss(&tmp, gold, scratch) - base
+            structural = (self.bound(&tmp, gold, scratch) - base
                           - label_error(gold, j, i, 0))
             for l in range(L):
-                costs[N_STRUCTURAL + l] = structural + label_error(gold, j, i, l)
+                costs[N_STRUCTURAL + l] = max(0, structural + label_error(gold, j, i, l))
         if L > 0 and is_valid[N_STRUCTURAL + L]:
             copy_state(&tmp, s)
             self.apply(&tmp, N_STRUCTURAL + L)
-            structural = (covington_monotonic_loss(&tmp, gold, scratch) - base
+            structural = (self.bound(&tmp, gold, scratch) - base
                           - label_error(gold, i, j, 0))
             for l in range(L):
-                costs[N_STRUCTURAL + L + l] = structural + label_error(gold, i, j, l)
+                costs[N_STRUCTURAL + L + l] = max(0, structural + label_error(gold, i, j, l))
         free(arrays)
         free(scratch)
 

@@ -1,0 +1,295 @@
+# cython: boundscheck=False, wraparound=False, cdivision=True, infer_types=True
+"""Non-monotonic Covington parser (Fernandez-Gonzalez & Gomez-Rodriguez 2017,
+Figure 2) and its approximate dynamic oracle (section 4).
+
+Left-Arc and Right-Arc are always allowed (while there is a left focus word
+that can take the arc). The new arc replaces the dependent's previous head;
+if it closes a cycle, the arc into the new head's side of the cycle is
+removed: Left-Arc j -> i drops k -> j when i ->* k, Right-Arc i -> j drops
+k -> i when j ->* k. With the explicit root node 0, a Right-Arc 0 -> j also
+replaces the root's previous dependent (one root per sentence, later
+decisions win), which is left headless.
+
+Configuration, context, labels, static oracle and `finish` are those of the
+monotonic `covington` system. The dynamic oracle's loss is one of three
+expressions (section 4), each a count of gold arcs:
+
+  lower     |U(c, tG)|: gold arcs not in A (with their label) whose words
+            can no longer be the focus pair;
+  pc_upper  |U| + the problematic cycles of A u I(c, tG): cycles whose arc
+            removed by the closing arc (in Covington arc-building order) is gold;
+  upper     |U| + all elementary cycles of A u I(c, tG) (Johnson's algorithm).
+
+lower <= exact loss <= pc_upper <= upper; `exact_loss` finds the exact value
+by branch-and-bound search (section 5).
+"""
+from libc.stdlib cimport malloc, free
+from cymem.cymem cimport Pool
+
+from .base cimport StateC, GoldC, ParseState, alloc_state, copy_state
+from .covington cimport Covington, SHIFT, NO_ARC, N_STRUCTURAL
+from ..graph.algorithms cimport (Digraph, cycle_visitor, digraph_from_heads, count_elementary_cycles,
+                                 has_path)
+
+LOSS_NAMES = ("lower", "pc_upper", "upper")
+
+# A guard against pathological graphs: the cycle count stops growing here.
+DEF MAX_CYCLES = 100000
+
+
+cdef struct _CycleContext:
+    const int* to_build     # to_build[y] = head of y's gold arc if still to build, else -1
+    const int* gold_heads
+
+
+cdef bint _is_problematic(const int* cycle, int length, void* ctx) noexcept nogil:
+    """Whether a cycle of A u I would cost a gold arc: the transition sequence
+    that builds I in Covington order (right word ascending, then left word
+    descending) closes the cycle with its last arc to build, x -> y, and
+    Figure 2 then removes the cycle's arc into x."""
+    cdef _CycleContext* c = <_CycleContext*>ctx
+    cdef int t, head, dep, left, right
+    cdef int best = -1, best_right = -1, best_left = 0
+    for t in range(length):
+        head = cycle[t]
+        dep = cycle[(t + 1) % length]
+        if c.to_build[dep] != head:
+            continue
+        left = head if head < dep else dep
+        right = dep if head < dep else head
+        if right > best_right or (right == best_right and left < best_left):
+            best, best_right, best_left = t, right, left
+    if best < 0:
+        return False   # not reachable: A alone is acyclic
+    # The closing arc is cycle[best] -> cycle[best+1]; the arc into its head
+    # is cycle[best-1] -> cycle[best].
+    head = cycle[best - 1 if best > 0 else length - 1]
+    return c.gold_heads[cycle[best]] == head
+
+
+cdef int nm_bound(const StateC* s, const GoldC* gold, LossKind kind, int* scratch) noexcept nogil:
+    """Algorithm 2 with the chosen term. scratch: 5 * (n + 2) ints."""
+    cdef int n = s.n, i = s.i, j = s.j
+    cdef int x, y, left, right, n_unreachable = 0
+    cdef int* to_build = scratch
+    cdef bint any_to_build = False
+    cdef Digraph g
+    cdef _CycleContext ctx
+    to_build[0] = -1
+    for y in range(1, n + 1):
+        x = gold.heads[y]
+        to_build[y] = -1
+        if s.heads[y] == x and s.labels[y] == gold.labels[y]:
+            continue
+        left = x if x < y else y
+        right = y if x < y else x
+        if j > right or (j == right and i < left):
+            n_unreachable += 1
+        else:
+            to_build[y] = x
+            any_to_build = True
+    if kind == LOSS_LOWER or not any_to_build:
+        return n_unreachable
+    # A u I: the arcs of A plus the gold arcs still to build (gold arcs
+    # already in A are the same edges).
+    digraph_from_heads(&g, s.heads, to_build, n + 1, scratch + (n + 1),
+                       scratch + 2 * (n + 2))
+    ctx.to_build = to_build
+    ctx.gold_heads = gold.heads
+    cdef cycle_visitor visit = NULL
+    if kind == LOSS_PC_UPPER:
+        visit = _is_problematic
+    return n_unreachable + count_elementary_cycles(&g, visit, &ctx, MAX_CYCLES)
+
+
+cdef class CovingtonNM(Covington):
+    name = "covington_nm"
+    loss_names = LOSS_NAMES
+
+    def __init__(self, labels=(), oracle="dynamic", loss=None):
+        Covington.__init__(self, labels, oracle, loss)
+        cdef int kind = LOSS_NAMES.index(self.loss_name)
+        self.kind = <LossKind>kind
+
+    cdef void set_valid(self, const StateC* s, int* is_valid) noexcept nogil:
+        cdef int i = s.i, L = self.n_labels, m
+        cdef bint live = s.j <= s.n
+        is_valid[SHIFT] = live
+        is_valid[NO_ARC] = live and i >= 0
+        for m in range(L):
+            is_valid[N_STRUCTURAL + m] = live and i >= 1      # the root takes no head
+            is_valid[N_STRUCTURAL + L + m] = live and i >= 0
+
+    cdef void apply(self, StateC* s, int move) noexcept nogil:
+        cdef int L = self.n_labels, i = s.i, j = s.j, k
+        if move == SHIFT:
+            s.i = j
+            s.j += 1
+            return
+        if move >= N_STRUCTURAL + L:
+            # Right-Arc i -> j.
+            if i == 0:
+                for k in range(1, s.n + 1):
+                    if s.heads[k] == 0:
+                        s.heads[k] = -1
+                        s.labels[k] = -1
+            elif s.heads[i] >= 0 and has_path(s.heads, s.n + 1, j, s.heads[i]):
+                s.heads[i] = -1
+                s.labels[i] = -1
+            s.heads[j] = i
+            s.labels[j] = move - N_STRUCTURAL - L
+        elif move >= N_STRUCTURAL:
+            # Left-Arc j -> i.
+            if s.heads[j] >= 0 and has_path(s.heads, s.n + 1, i, s.heads[j]):
+                s.heads[j] = -1
+                s.labels[j] = -1
+            s.heads[i] = j
+            s.labels[i] = move - N_STRUCTURAL
+        s.i -= 1
+
+    cdef int scratch_size(self, int n) noexcept nogil:
+        return 5 * (n + 2)
+
+    cdef int bound(self, const StateC* s, const GoldC* gold, int* scratch) noexcept nogil:
+        return nm_bound(s, gold, self.kind, scratch)
+
+    # -- analysis (Python; for tests and tools) --------------------------------
+
+    def bounds(self, ParseState state):
+        """(lower, pc_upper, upper) of a configuration with a gold tree."""
+        state._require_gold()
+        cdef int* scratch = <int*>malloc(self.scratch_size(state.c.n) * sizeof(int))
+        try:
+            return tuple(nm_bound(state.c, state.gold, <LossKind>k, scratch) for k in range(3))
+        finally:
+            free(scratch)
+
+    def exact_loss(self, ParseState state, long max_nodes=1000000):
+        """The exact loss of a configuration: the fewest gold arcs (with
+        labels) missing from any tree reachable from it, found by depth-first
+        branch and bound (section 5). A configuration whose lower and
+        pc_upper bounds agree is settled; children are searched in order of
+        their lower bound and cut when it reaches the best upper bound known.
+
+        Returns (loss, nodes searched); loss is None when max_nodes
+        configurations did not settle it (the search is exponential where a
+        cycle of A u I sits far ahead of the focus)."""
+        state._require_gold()
+        if self.n_labels == 0:
+            raise ValueError("exact_loss needs a system with at least one label.")
+        cdef _Search search
+        search.system = <void*>self
+        search.gold = state.gold
+        search.n = state.c.n
+        search.nodes = 0
+        search.max_nodes = max_nodes
+        search.scratch = <int*>malloc(self.scratch_size(state.c.n) * sizeof(int))
+        cdef Pool mem = Pool()
+        # One child configuration per move kind per depth; the depth is at
+        # most the number of transitions left, < (n + 1)^2.
+        cdef int depth = (state.c.n + 2) * (state.c.n + 2)
+        search.children = <StateC**>mem.alloc(depth * 4, sizeof(StateC*))
+        search.max_depth = depth
+        cdef int d
+        for d in range(depth * 4):
+            search.children[d] = NULL
+        search.mem = <void*>mem
+        search.is_valid = <int*>mem.alloc(self.n_moves, sizeof(int))
+        try:
+            value = _search(&search, state.c, 0, 1 << 30)
+        finally:
+            free(search.scratch)
+        return (None if value < 0 else value), search.nodes
+
+
+cdef struct _Search:
+    void* system        # the CovingtonNM
+    const GoldC* gold
+    int n
+    long nodes
+    long max_nodes
+    int* scratch
+    int* is_valid
+    StateC** children   # 4 per depth, allocated on first use
+    int max_depth
+    void* mem           # the Pool owning the children
+
+
+cdef StateC* _child(_Search* S, int depth, int k) except NULL:
+    cdef StateC** slot = &S.children[depth * 4 + k]
+    if slot[0] == NULL:
+        slot[0] = alloc_state(<Pool>S.mem, S.n)
+    return slot[0]
+
+
+cdef int _search(_Search* S, const StateC* s, int depth, int cutoff) except -2:
+    """Exact loss of s if it is below `cutoff`; otherwise some value >= cutoff.
+    -1 when the node budget is spent."""
+    cdef CovingtonNM system = <CovingtonNM>S.system
+    cdef int lo = nm_bound(s, S.gold, LOSS_LOWER, S.scratch)
+    cdef int hi = nm_bound(s, S.gold, LOSS_PC_UPPER, S.scratch)
+    cdef int best, k, m, n_children = 0, value, tmp
+    cdef int[4] child_lo
+    cdef int[4] child_hi
+    cdef int[4] order
+    cdef StateC* child
+    S.nodes += 1
+    if S.nodes > S.max_nodes:
+        return -1
+    if lo == hi or lo >= cutoff:
+        return lo
+    best = hi if hi < cutoff else cutoff
+    # Expand the four kinds of move; an arc takes the gold label when it is
+    # the gold arc (any other label can only do worse), else label 0.
+    system.set_valid(s, S.is_valid)
+    for k in range(4):
+        m = _move_of(system, s, S.gold, k)
+        if not S.is_valid[m]:
+            continue
+        child = _child(S, depth, n_children)
+        copy_state(child, s)
+        system.apply(child, m)
+        child_lo[n_children] = nm_bound(child, S.gold, LOSS_LOWER, S.scratch)
+        child_hi[n_children] = nm_bound(child, S.gold, LOSS_PC_UPPER, S.scratch)
+        if child_hi[n_children] < best:
+            best = child_hi[n_children]
+        order[n_children] = n_children
+        n_children += 1
+    # Insertion sort by (lower, upper) bound: likely winners first.
+    for k in range(1, n_children):
+        m = k
+        while m > 0 and (child_lo[order[m - 1]] > child_lo[order[m]]
+                         or (child_lo[order[m - 1]] == child_lo[order[m]]
+                             and child_hi[order[m - 1]] > child_hi[order[m]])):
+            tmp = order[m]
+            order[m] = order[m - 1]
+            order[m - 1] = tmp
+            m -= 1
+    for k in range(n_children):
+        if child_lo[order[k]] >= best:
+            break
+        if child_lo[order[k]] == child_hi[order[k]]:
+            value = child_lo[order[k]]      # settled without searching
+        else:
+            value = _search(S, S.children[depth * 4 + order[k]], depth + 1, best)
+        if value < 0:
+            return -1
+        if value < best:
+            best = value
+        if best == lo:
+            break
+    return best
+
+
+cdef int _move_of(CovingtonNM system, const StateC* s, const GoldC* gold, int k) noexcept:
+    """Move k of Shift, No-Arc, Left-Arc, Right-Arc (k = 0..3)."""
+    cdef int L = system.n_labels, label = 0
+    if k < 2:
+        return k
+    if k == 2:
+        if gold.heads[s.i] == s.j and gold.labels[s.i] >= 0:
+            label = gold.labels[s.i]
+        return N_STRUCTURAL + label
+    if gold.heads[s.j] == s.i and gold.labels[s.j] >= 0:
+        label = gold.labels[s.j]
+    return N_STRUCTURAL + L + label
