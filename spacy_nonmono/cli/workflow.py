@@ -23,6 +23,13 @@ SYSTEMS: Dict[str, Tuple[str, Dict[str, str]]] = {
     "spacy_parser": ("spacy_parser.cfg", {}),
     "covington-static": ("covington.cfg", {"components.nonmono_parser.oracle": "static"}),
     "covington-dynamic": ("covington.cfg", {"components.nonmono_parser.oracle": "dynamic"}),
+    **{
+        f"covington_nm-{loss}": ("covington.cfg", {
+            "components.nonmono_parser.system": "covington_nm",
+            "components.nonmono_parser.loss": loss,
+        })
+        for loss in ("lower", "pc_upper", "upper")
+    },
 }
 UDPIPE = "udpipe"
 SPLITS = ("train", "dev", "test")

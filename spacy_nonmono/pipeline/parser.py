@@ -54,6 +54,7 @@ DEFAULT_MODEL = Config().from_str(DEFAULT_MODEL_CONFIG)["model"]
         "model": DEFAULT_MODEL,
         "system": "covington",
         "oracle": "dynamic",
+        "loss": None,
         "follow_oracle_prob": 0.1,
         "max_sentence_length": 256,
         "scorer": {"@scorers": "spacy_nonmono.parser_scorer.v1"},
@@ -75,6 +76,7 @@ def make_nonmono_parser(
     model: Model,
     system: str,
     oracle: str,
+    loss: Optional[str],
     follow_oracle_prob: float,
     max_sentence_length: int,
     scorer: Optional[Callable],
@@ -84,6 +86,9 @@ def make_nonmono_parser(
     system: name of the transition system ("covington", ...).
     oracle: "dynamic" (train with error exploration, costs from the dynamic
         oracle) or "static" (train on the gold sequence only).
+    loss: the dynamic oracle's loss expression, if the system has several
+        (covington_nm: "lower", "pc_upper" or "upper"); null = the system's
+        default.
     follow_oracle_prob: with a dynamic oracle, the probability of advancing a
         training state by the best-scoring zero-cost move instead of the
         model's prediction.
@@ -97,6 +102,7 @@ def make_nonmono_parser(
         name,
         system=system,
         oracle=oracle,
+        loss=loss,
         follow_oracle_prob=follow_oracle_prob,
         max_sentence_length=max_sentence_length,
         scorer=scorer,
@@ -146,6 +152,7 @@ class NonMonoParser(TrainablePipe):
         *,
         system: str = "covington",
         oracle: str = "dynamic",
+        loss: Optional[str] = None,
         follow_oracle_prob: float = 0.1,
         max_sentence_length: int = 256,
         scorer: Optional[Callable] = parser_score,
@@ -161,6 +168,7 @@ class NonMonoParser(TrainablePipe):
         self.cfg = {
             "system": system,
             "oracle": oracle,
+            "loss": loss,
             "follow_oracle_prob": follow_oracle_prob,
             "max_sentence_length": max_sentence_length,
             "labels": [],
@@ -176,7 +184,8 @@ class NonMonoParser(TrainablePipe):
 
     def _set_labels(self, labels: List[str]) -> None:
         """(Re)build the transition system for these labels and size the model."""
-        self.moves = get_system(self.cfg["system"])(labels=labels, oracle=self.cfg["oracle"])
+        self.moves = get_system(self.cfg["system"])(
+            labels=labels, oracle=self.cfg["oracle"], loss=self.cfg.get("loss"))
         self.cfg["labels"] = list(labels)
         lower = self.model.get_ref("lower")
         if not lower.has_dim("nF"):
