@@ -4,14 +4,15 @@ import sys
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from . import benchmark, evaluate, speed, workflow
+    from . import benchmark, evaluate, oracle, speed, workflow
 
     parser = argparse.ArgumentParser(
         prog="python -m spacy_nonmono",
-        description="Tools of spacy-nonmono: evaluation, speed and the benchmark workflow.",
+        description="Tools of spacy-nonmono: evaluation, speed, oracle analyses and the "
+        "benchmark workflow.",
     )
     commands = parser.add_subparsers(dest="command", required=True)
-    for module in (benchmark, evaluate, speed, workflow):
+    for module in (benchmark, evaluate, oracle, speed, workflow):
         module.add_parser(commands)
     return parser
 

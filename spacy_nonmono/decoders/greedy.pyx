@@ -7,7 +7,7 @@ from libc.string cimport memset, memcpy
 from libc.stdlib cimport calloc, free
 from cymem.cymem cimport Pool
 
-from ..systems.base cimport StateC, GoldC, TransitionSystem, alloc_state
+from ..systems.base cimport StateC, GoldC, TransitionSystem, alloc_state, wrap_state
 
 
 cdef class StateBatch:
@@ -78,6 +78,14 @@ cdef class StateBatch:
             self.system.set_oracle_costs(
                 self.states[active[a]], self.golds[active[a]], &v[a, 0], &c[a, 0])
         return costs, valid
+
+    def parse_state(self, int b):
+        """A copy of configuration b (with its gold tree) as a ParseState,
+        for analysis from Python."""
+        if not 0 <= b < self.size:
+            raise IndexError(b)
+        return wrap_state(self.system, self.states[b],
+                          self.golds[b] if self.has_gold else NULL)
 
     def apply(self, int[::1] active, int[::1] moves):
         cdef int a

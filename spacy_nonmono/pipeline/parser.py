@@ -178,6 +178,9 @@ class NonMonoParser(TrainablePipe):
         # Running totals over predict() calls: transitions per word tells how
         # much decoding work a trained model does (see the `speed` command).
         self.parse_counts = {"words": 0, "transitions": 0}
+        # Analysis hook: if set, update() calls it as (batch, active, moves)
+        # before every step's moves are applied (see `oracle-bounds`).
+        self.step_observer: Optional[Callable] = None
         self._set_labels([])
 
     # -- labels and the transition system ---------------------------------
@@ -404,7 +407,10 @@ class NonMonoParser(TrainablePipe):
             steps_hidden.append(hidden)
             steps_which.append(which)
             steps_d_scores.append(d_scores)
-            batch.apply(active, self._choose_moves(scores, costs, valid, follow))
+            moves = self._choose_moves(scores, costs, valid, follow)
+            if self.step_observer is not None:
+                self.step_observer(batch, active, moves)
+            batch.apply(active, moves)
             active = batch.active()
         ids = numpy.concatenate(steps_ids)
         hidden = numpy.concatenate(steps_hidden)

@@ -60,3 +60,6 @@ cdef class ParseState:
     cdef readonly TransitionSystem system
     cdef readonly bint has_gold
     cdef object _gold_owner   # keeps the Pool that owns `gold` alive in copies
+
+
+cdef ParseState wrap_state(TransitionSystem system, const StateC* s, const GoldC* gold)

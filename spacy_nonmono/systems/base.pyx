@@ -219,6 +219,11 @@ cdef class ParseState:
         return [self.c.labels[k] for k in range(1, self.c.n + 1)]
 
     @property
+    def gold_heads(self):
+        self._require_gold()
+        return [self.gold.heads[k] for k in range(1, self.c.n + 1)]
+
+    @property
     def stack(self):
         return [self.c.stack[k] for k in range(self.c.stack_len)]
 
@@ -270,3 +275,23 @@ cdef class ParseState:
         other = self.copy()
         self.system.finish((<ParseState>other).c)
         return other.heads, other.labels
+
+
+cdef ParseState wrap_state(TransitionSystem system, const StateC* s, const GoldC* gold):
+    """A ParseState holding copies of a configuration and its gold tree (NULL:
+    none), e.g. to analyse the states of a batch from Python."""
+    cdef ParseState out = ParseState.__new__(ParseState)
+    cdef int k
+    out.mem = Pool()
+    out.system = system
+    out.c = alloc_state(out.mem, s.n)
+    copy_state(out.c, s)
+    out.gold = <GoldC*>out.mem.alloc(1, sizeof(GoldC))
+    out.gold.n = s.n
+    out.gold.heads = <int*>out.mem.alloc(s.n + 1, sizeof(int))
+    out.gold.labels = <int*>out.mem.alloc(s.n + 1, sizeof(int))
+    out.has_gold = gold != NULL
+    for k in range(s.n + 1):
+        out.gold.heads[k] = gold.heads[k] if gold != NULL else -1
+        out.gold.labels[k] = gold.labels[k] if gold != NULL else -1
+    return out

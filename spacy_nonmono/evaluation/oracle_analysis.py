@@ -1,0 +1,187 @@
+"""Analyses of the non-monotonic Covington oracle and parser (Fernandez-Gonzalez
+& Gomez-Rodriguez 2017): how tight the loss bounds are along the states that
+training visits (section 5, Table 1), and what the parser's non-monotonic arc
+moves do (section 6.3).
+
+Both drive the pipeline's own `update`, through its `step_observer` hook, so
+the states analysed are exactly those training (or greedy parsing) reaches.
+"""
+import time
+from pathlib import Path
+from typing import Callable, Dict, Iterable, Optional
+
+BOUNDS = ("lower", "exact", "pc_upper", "upper")
+
+
+class _Enough(Exception):
+    """Raised by an observer to stop a training loop early."""
+
+
+class BoundTally:
+    """Sums over configurations of each bound and of its relative difference
+    to the exact loss."""
+
+    def __init__(self):
+        self.configs = 0          # configurations analysed
+        self.unsettled = 0        # exact loss not found within the node budget
+        self.settled = 0
+        self.nontight = 0         # lower != pc_upper
+        self.per_word = {name: 0.0 for name in BOUNDS}   # sum of value / sentence length
+        self.values = {name: 0 for name in BOUNDS}       # sum of raw values
+        self.rel_diff = {name: 0.0 for name in BOUNDS}   # sum of |bound - exact| / exact
+        self.with_loss = 0        # settled configurations with exact > 0
+        self.differs_at_zero = {name: 0 for name in BOUNDS}  # exact == 0, bound != 0
+        self.search_nodes = 0
+
+    def add(self, n_words: int, lower: int, exact: Optional[int], pc_upper: int, upper: int,
+            nodes: int) -> None:
+        self.configs += 1
+        self.search_nodes += nodes
+        self.nontight += lower != pc_upper
+        if exact is None:
+            self.unsettled += 1
+            return
+        self.settled += 1
+        values = {"lower": lower, "exact": exact, "pc_upper": pc_upper, "upper": upper}
+        for name, value in values.items():
+            self.per_word[name] += value / max(1, n_words)
+            self.values[name] += value
+            if exact > 0:
+                self.rel_diff[name] += abs(value - exact) / exact
+            elif value != 0:
+                self.differs_at_zero[name] += 1
+        self.with_loss += exact > 0
+
+    def summary(self) -> Dict[str, object]:
+        s = max(1, self.settled)
+        w = max(1, self.with_loss)
+        return {
+            "configurations": self.configs,
+            "settled": self.settled,
+            "unsettled": self.unsettled,
+            "lower_below_pc_upper": self.nontight,
+            "mean_search_nodes": self.search_nodes / max(1, self.configs),
+            "mean_per_word": {k: v / s for k, v in self.per_word.items()},
+            "mean": {k: v / s for k, v in self.values.items()},
+            "mean_relative_difference": {k: v / w for k, v in self.rel_diff.items()},
+            "configurations_with_loss": self.with_loss,
+            "bound_nonzero_at_zero_loss": dict(self.differs_at_zero),
+        }
+
+
+def bound_tightness(config_path: Path, overrides: Dict[str, object], n_transitions: int,
+                    max_nodes: int = 20000, log: Callable[[str], None] = print,
+                    log_every: int = 10000) -> Dict[str, object]:
+    """Train a `covington_nm` pipeline from `config_path` (with `overrides`,
+    e.g. paths.train) exactly as `spacy train` would, and at each of the first
+    `n_transitions` training transitions compute the lower, pc_upper and
+    upper bounds and the exact loss (branch and bound, at most `max_nodes`
+    configurations each) of the configuration the move is taken from."""
+    from spacy import util
+    from spacy.schemas import ConfigSchemaTraining
+    from spacy.training.initialize import init_nlp
+    from spacy.training.loop import create_train_batches
+    from spacy.util import registry, resolve_dot_names
+
+    config = util.load_config(config_path, overrides=overrides, interpolate=False)
+    nlp = init_nlp(config)
+    config = nlp.config.interpolate()
+    T = registry.resolve(config["training"], schema=ConfigSchemaTraining)
+    (train_corpus,) = resolve_dot_names(config, [T["train_corpus"]])
+    parser = _nonmono_parser(nlp)
+    system = parser.moves
+    if system.name != "covington_nm":
+        raise ValueError(f"bound_tightness needs system 'covington_nm', not {system.name!r}.")
+    tally = BoundTally()
+    started = time.time()
+
+    def observe(batch, active, moves):
+        for b in active:
+            state = batch.parse_state(int(b))
+            lower, pc_upper, upper = system.bounds(state)
+            exact, nodes = system.exact_loss(state, max_nodes=max_nodes)
+            tally.add(state.n, lower, exact, pc_upper, upper, nodes)
+            if tally.configs % log_every == 0:
+                log(f"  {tally.configs} transitions, {tally.unsettled} unsettled, "
+                    f"{time.time() - started:.0f}s")
+            if tally.configs >= n_transitions:
+                raise _Enough()
+
+    parser.step_observer = observe
+    optimizer = T["optimizer"]
+    try:
+        # The batches `spacy train` makes (shuffled each epoch), until enough.
+        for _, batch in create_train_batches(nlp, train_corpus, T["batcher"], 0):
+            nlp.update(batch, sgd=optimizer, drop=T["dropout"])
+    except _Enough:
+        pass
+    finally:
+        parser.step_observer = None
+    result = tally.summary()
+    result["seconds"] = time.time() - started
+    result["loss"] = system.loss_name
+    return result
+
+
+def arc_move_effects(nlp, examples: Iterable) -> Dict[str, object]:
+    """Section 6.3: run the trained parser greedily over gold sentences and
+    classify its arc moves: how many replaced (removed) an existing arc, and
+    of those how many created a gold arc, and how many were harmful (removed
+    a gold arc and created a non-gold one). Arcs compare heads only."""
+    parser = _nonmono_parser(nlp)
+    counts = {"arc_moves": 0, "replacing": 0, "replacing_created_gold": 0,
+              "replacing_harmful": 0, "words": 0}
+    names = parser.moves.move_names
+
+    def observe(batch, active, moves):
+        for b, move in zip(active, moves):
+            name = names[int(move)]
+            if not name.startswith(("L-", "R-")):
+                continue
+            state = batch.parse_state(int(b))
+            gold = state.gold_heads
+            before = state.heads
+            i, j = state.focus
+            state.apply(int(move))
+            after = state.heads
+            head, dep = (j, i) if name.startswith("L-") else (i, j)
+            removed = [k for k in range(len(before)) if before[k] != -1 and before[k] != after[k]]
+            counts["arc_moves"] += 1
+            if removed:
+                counts["replacing"] += 1
+                created_gold = gold[dep - 1] == head
+                counts["replacing_created_gold"] += created_gold
+                broke_gold = any(gold[k] == before[k] for k in removed)
+                counts["replacing_harmful"] += broke_gold and not created_gold
+
+    follow = parser.cfg["follow_oracle_prob"]
+    parser.cfg["follow_oracle_prob"] = 0.0   # the model's own moves only
+    parser.step_observer = observe
+    try:
+        batch = []
+        for eg in examples:
+            counts["words"] += len(eg.reference)
+            batch.append(eg)
+            if len(batch) == 64:
+                parser.update(batch, sgd=None, drop=0.0)   # no optimizer: weights stay
+                batch = []
+        if batch:
+            parser.update(batch, sgd=None, drop=0.0)
+    finally:
+        parser.step_observer = None
+        parser.cfg["follow_oracle_prob"] = follow
+    arcs = max(1, counts["arc_moves"])
+    replacing = max(1, counts["replacing"])
+    counts["replacing_share"] = counts["replacing"] / arcs
+    counts["created_gold_share"] = counts["replacing_created_gold"] / replacing
+    counts["harmful_share"] = counts["replacing_harmful"] / replacing
+    return counts
+
+
+def _nonmono_parser(nlp):
+    from ..pipeline.parser import NonMonoParser
+
+    for name, pipe in nlp.pipeline:
+        if isinstance(pipe, NonMonoParser):
+            return pipe
+    raise ValueError("The pipeline has no nonmono_parser component.")
