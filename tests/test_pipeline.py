@@ -198,6 +198,53 @@ def test_unknown_names_are_clear_errors():
         make_nlp(system="nope")
     with pytest.raises(ValueError, match="Unknown oracle"):
         make_nlp(oracle="psychic")
+    with pytest.raises(ValueError, match="Unknown loss 'exactish'.*'pc_upper'"):
+        make_nlp(system="covington_nm", loss="exactish")
+    with pytest.raises(ValueError, match="Unknown loss 'upper' for system 'covington'"):
+        make_nlp(system="covington", loss="upper")
+
+
+@pytest.mark.parametrize("loss", ["lower", "pc_upper", "upper"])
+def test_covington_nm_trains_parses_and_round_trips(loss, train_examples, tmp_path):
+    nlp = make_nlp(system="covington_nm", loss=loss)
+    train(nlp, train_examples, epochs=20)
+    assert uas(nlp, train_examples) > 0.6
+    docs = [Doc(nlp.vocab, words=[t.text for t in g]) for g in sample_docs("dev", limit=20)]
+    parsed = list(nlp.pipe(docs))
+    assert all(tree_ok(d) for d in parsed)
+    nlp.to_disk(tmp_path / "model")
+    loaded = spacy.load(tmp_path / "model")
+    parser = loaded.get_pipe("nonmono_parser")
+    assert (parser.moves.name, parser.moves.loss_name) == ("covington_nm", loss)
+    again = loaded.pipe([Doc(loaded.vocab, words=[t.text for t in d]) for d in docs])
+    assert [[(t.head.i, t.dep_) for t in d] for d in again] == \
+        [[(t.head.i, t.dep_) for t in d] for d in parsed]
+
+
+def test_oracle_analyses_run_on_the_sample(tmp_path):
+    """The Table 1 and section 6.3 analyses, tiny: numbers in range, bounds
+    ordered, every arc move classified."""
+    from spacy_nonmono.cli.oracle import training_overrides
+    from spacy_nonmono.evaluation.oracle_analysis import arc_move_effects, bound_tightness
+
+    docs = sample_docs("train", limit=60)
+    DocBin(docs=docs).to_disk(tmp_path / "train.spacy")
+    config = ROOT / "configs" / "covington.cfg"
+    overrides = {**training_overrides(tmp_path / "train.spacy", "upper"), "training.max_steps": 10}
+    result = bound_tightness(config, overrides, 2000, log=lambda line: None)
+    assert result["configurations"] == 2000
+    m = result["mean"]
+    assert m["lower"] <= m["exact"] <= m["pc_upper"] <= m["upper"]
+    assert result["settled"] + result["unsettled"] == 2000
+
+    nlp = make_nlp(system="covington_nm", loss="upper")
+    examples = [Example(Doc(d.vocab, words=[t.text for t in d]), d) for d in docs[:30]]
+    train(nlp, examples, epochs=3)
+    weights = nlp.get_pipe("nonmono_parser").model.get_ref("upper").get_param("W").copy()
+    counts = arc_move_effects(nlp, examples)
+    assert counts["arc_moves"] > 0
+    assert 0 <= counts["replacing_harmful"] + counts["replacing_created_gold"] <= counts["replacing"]
+    assert (nlp.get_pipe("nonmono_parser").model.get_ref("upper").get_param("W") == weights).all()
 
 
 def test_predict_before_training_is_a_clear_error():

@@ -21,11 +21,25 @@ def add_parser(commands) -> None:
     p.add_argument("--loss", default="upper", choices=("lower", "pc_upper", "upper"),
                    help="Loss the oracle trains with (decides which states are visited)")
     p.add_argument("--transitions", type=int, default=100000)
-    p.add_argument("--max-nodes", type=int, default=20000,
+    p.add_argument("--max-nodes", type=int, default=1000000,
                    help="Branch-and-bound budget per configuration")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--output", type=Path, help="Write the numbers as JSON here")
     p.set_defaults(run=run_bounds)
+
+    p = commands.add_parser(
+        "oracle-timing",
+        help="Training time per update of covington_nm with each loss expression",
+        description="Trains covington_nm from CONFIG on TRAIN with each loss for the same "
+        "number of updates (same seed, same batches) and prints seconds per update and "
+        "microseconds per transition, with the ratio to the first loss.",
+    )
+    p.add_argument("train", type=Path, help="Training data (.spacy)")
+    p.add_argument("--config", type=Path, default=Path("configs/covington.cfg"))
+    p.add_argument("--losses", default="lower,pc_upper,upper")
+    p.add_argument("--steps", type=int, default=100)
+    p.add_argument("--output", type=Path, help="Write the numbers as JSON here")
+    p.set_defaults(run=run_timing)
 
     p = commands.add_parser(
         "arc-moves",
@@ -57,15 +71,54 @@ def bounds_table(results) -> str:
     return "\n".join(lines)
 
 
+def training_overrides(train: Path, loss: str, seed: int = 0):
+    return {
+        "paths.train": str(train), "paths.dev": str(train),
+        "components.nonmono_parser.system": "covington_nm",
+        "components.nonmono_parser.loss": loss,
+        "system.seed": seed,
+    }
+
+
+def _write_json(path, data) -> None:
+    if path:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(data, indent=2))
+
+
+def run_timing(args) -> int:
+    from ..evaluation.oracle_analysis import training_time
+
+    losses = [name.strip() for name in args.losses.split(",") if name.strip()]
+    results = {}
+    print("| loss | s / update | transitions | us / transition | ratio (per update) |")
+    print("|---|---:|---:|---:|---:|")
+    for loss in losses:
+        r = training_time(args.config, training_overrides(args.train, loss), args.steps)
+        results[loss] = r
+        ratio = r["seconds_per_step"] / results[losses[0]]["seconds_per_step"]
+        print(f"| {loss} | {r['seconds_per_step']:.3f} | {r['transitions']} "
+              f"| {r['microseconds_per_transition']:.1f} | {ratio:.2f} |", flush=True)
+    _write_json(args.output, results)
+    return 0
+
+
+def arc_moves_table(results) -> str:
+    """Markdown table of arc_move_effects per (treebank, system), with the
+    paper's averages."""
+    lines = ["| data | system | arc moves | replaced an arc | of those: created gold "
+             "| of those: harmful |", "|---|---|---:|---:|---:|---:|"]
+    for (tb, system), c in results.items():
+        lines.append(f"| {tb} | {system} | {c['arc_moves']} | {100 * c['replacing_share']:.2f}% "
+                     f"| {100 * c['created_gold_share']:.2f}% | {100 * c['harmful_share']:.2f}% |")
+    lines.append("| paper, average of 19 CoNLL sets | upper | - | 36.86% | 60.31% | 5.99% |")
+    return "\n".join(lines)
+
+
 def run_bounds(args) -> int:
     from ..evaluation.oracle_analysis import bound_tightness
 
-    overrides = {
-        "paths.train": str(args.train), "paths.dev": str(args.train),
-        "components.nonmono_parser.system": "covington_nm",
-        "components.nonmono_parser.loss": args.loss,
-        "system.seed": args.seed,
-    }
+    overrides = training_overrides(args.train, args.loss, args.seed)
     print(f"Following training of covington_nm ({args.loss}) on {args.train} "
           f"for {args.transitions} transitions", flush=True)
     result = bound_tightness(args.config, overrides, args.transitions,
@@ -75,9 +128,7 @@ def run_bounds(args) -> int:
     print(bounds_table({args.train.parent.name or str(args.train): result}))
     print(f"{result['lower_below_pc_upper']} configurations with lower < pc_upper; "
           f"mean search nodes {result['mean_search_nodes']:.1f}; {result['seconds']:.0f}s")
-    if args.output:
-        args.output.parent.mkdir(parents=True, exist_ok=True)
-        args.output.write_text(json.dumps(result, indent=2))
+    _write_json(args.output, result)
     return 0
 
 
@@ -92,11 +143,6 @@ def run_arc_moves(args) -> int:
     docs = DocBin().from_disk(args.gold).get_docs(nlp.vocab)
     examples = [Example(nlp.make_doc(doc.text), doc) for doc in docs]
     counts = arc_move_effects(nlp, examples)
-    print(f"{counts['arc_moves']} arc moves over {counts['words']} words; "
-          f"{100 * counts['replacing_share']:.2f}% replaced an existing arc; of those "
-          f"{100 * counts['created_gold_share']:.2f}% created a gold arc and "
-          f"{100 * counts['harmful_share']:.2f}% were harmful")
-    if args.output:
-        args.output.parent.mkdir(parents=True, exist_ok=True)
-        args.output.write_text(json.dumps(counts, indent=2))
+    print(arc_moves_table({(args.gold.name, args.pipeline.name): counts}))
+    _write_json(args.output, counts)
     return 0

@@ -33,7 +33,8 @@ SYSTEMS: Dict[str, Tuple[str, Dict[str, str]]] = {
 }
 UDPIPE = "udpipe"
 SPLITS = ("train", "dev", "test")
-STEPS = ("convert", "train", "evaluate", "speed", "compare", "all")
+STEPS = ("convert", "train", "evaluate", "speed", "compare", "all", "oracle-bounds", "arc-moves")
+PIPELINE_STEPS = ("convert", "train", "evaluate", "speed", "compare")   # what "all" runs
 
 
 def log(message: str) -> None:
@@ -58,12 +59,17 @@ def add_arguments(p: argparse.ArgumentParser, treebank_selection: bool = True) -
     p.add_argument("--gpu-id", type=int, default=-1, help="GPU for training (-1: CPU)")
     p.add_argument("--udpipe-iterations", type=int, default=10)
     p.add_argument("--speed-runs", type=int, default=5)
+    p.add_argument("--bound-transitions", type=int, default=100000,
+                   help="oracle-bounds: training transitions to analyse per treebank")
+    p.add_argument("--max-nodes", type=int, default=1000000,
+                   help="oracle-bounds: branch-and-bound budget per configuration")
     p.add_argument("--force", action="store_true", help="Redo steps whose outputs exist")
 
 
 def add_parser(commands) -> None:
     p = commands.add_parser("workflow", help="Run a step of the benchmark workflow "
-                            "(convert, train, evaluate, speed, compare, all)",
+                            "(convert, train, evaluate, speed, compare, all; and the "
+                            "covington_nm analyses oracle-bounds, arc-moves)",
                             description=__doc__,
                             formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("step", choices=STEPS)
@@ -235,9 +241,58 @@ class Workflow:
         log(f"Wrote {out / 'comparison.md'}")
 
 
+    def oracle_bounds(self) -> None:
+        """Paper Table 1: bound tightness along covington_nm (upper) training."""
+        from ..evaluation.oracle_analysis import bound_tightness
+        from .oracle import bounds_table, training_overrides
+
+        results = {}
+        for tb in self.treebanks:
+            target = self.metrics(tb, "oracle_bounds.json")
+            if self.todo(target):
+                log(f"[{tb}] loss bounds along {self.args.bound_transitions} training transitions")
+                result = bound_tightness(
+                    self.args.configs / "covington.cfg",
+                    training_overrides(self.corpus(tb, "train"), "upper", self.args.seed),
+                    self.args.bound_transitions, max_nodes=self.args.max_nodes, log=log)
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.write_text(json.dumps(result, indent=2))
+            results[tb] = json.loads(target.read_text())
+        self._write_result("oracle_bounds.md", bounds_table(results))
+
+    def arc_moves(self) -> None:
+        """Paper section 6.3: what the covington_nm parsers' arc moves do on dev."""
+        from spacy.tokens import DocBin
+        from spacy.training import Example
+
+        from ..evaluation.oracle_analysis import arc_move_effects
+        from .oracle import arc_moves_table
+
+        results = {}
+        for tb in self.treebanks:
+            for system in self.systems:
+                if not system.startswith("covington_nm"):
+                    continue
+                target = self.metrics(tb, f"{system}.arc_moves.json")
+                if self.todo(target):
+                    nlp = self.load(tb, system)
+                    docs = DocBin().from_disk(self.corpus(tb, "dev")).get_docs(nlp.vocab)
+                    examples = [Example(nlp.make_doc(d.text), d) for d in docs]
+                    target.write_text(json.dumps(arc_move_effects(nlp, examples), indent=2))
+                results[(tb, system)] = json.loads(target.read_text())
+        self._write_result("arc_moves.md", arc_moves_table(results))
+
+    def _write_result(self, name: str, table: str) -> None:
+        out = self.args.root / "results"
+        out.mkdir(parents=True, exist_ok=True)
+        (out / name).write_text(table + "\n")
+        log("\n" + table)
+        log(f"Wrote {out / name}")
+
+
 def run(args) -> int:
     workflow = Workflow(args)
-    steps = STEPS[:-1] if args.step == "all" else (args.step,)
+    steps = PIPELINE_STEPS if args.step == "all" else (args.step,)
     for step in steps:
-        getattr(workflow, step)()
+        getattr(workflow, step.replace("-", "_"))()
     return 0

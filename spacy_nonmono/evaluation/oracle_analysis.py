@@ -69,14 +69,10 @@ class BoundTally:
         }
 
 
-def bound_tightness(config_path: Path, overrides: Dict[str, object], n_transitions: int,
-                    max_nodes: int = 20000, log: Callable[[str], None] = print,
-                    log_every: int = 10000) -> Dict[str, object]:
-    """Train a `covington_nm` pipeline from `config_path` (with `overrides`,
-    e.g. paths.train) exactly as `spacy train` would, and at each of the first
-    `n_transitions` training transitions compute the lower, pc_upper and
-    upper bounds and the exact loss (branch and bound, at most `max_nodes`
-    configurations each) of the configuration the move is taken from."""
+def training_updates(config_path: Path, overrides: Dict[str, object]):
+    """The pipeline `spacy train` would build from the config, and an endless
+    iterator that makes one training update per step on the batches `spacy
+    train` makes (shuffled each epoch). Yields the batch just learned from."""
     from spacy import util
     from spacy.schemas import ConfigSchemaTraining
     from spacy.training.initialize import init_nlp
@@ -88,6 +84,25 @@ def bound_tightness(config_path: Path, overrides: Dict[str, object], n_transitio
     config = nlp.config.interpolate()
     T = registry.resolve(config["training"], schema=ConfigSchemaTraining)
     (train_corpus,) = resolve_dot_names(config, [T["train_corpus"]])
+    optimizer = T["optimizer"]
+
+    def updates():
+        for _, batch in create_train_batches(nlp, train_corpus, T["batcher"], 0):
+            nlp.update(batch, sgd=optimizer, drop=T["dropout"])
+            yield batch
+
+    return nlp, updates()
+
+
+def bound_tightness(config_path: Path, overrides: Dict[str, object], n_transitions: int,
+                    max_nodes: int = 20000, log: Callable[[str], None] = print,
+                    log_every: int = 10000) -> Dict[str, object]:
+    """Train a `covington_nm` pipeline from `config_path` (with `overrides`,
+    e.g. paths.train) exactly as `spacy train` would, and at each of the first
+    `n_transitions` training transitions compute the lower, pc_upper and
+    upper bounds and the exact loss (branch and bound, at most `max_nodes`
+    configurations each) of the configuration the move is taken from."""
+    nlp, updates = training_updates(config_path, overrides)
     parser = _nonmono_parser(nlp)
     system = parser.moves
     if system.name != "covington_nm":
@@ -108,11 +123,9 @@ def bound_tightness(config_path: Path, overrides: Dict[str, object], n_transitio
                 raise _Enough()
 
     parser.step_observer = observe
-    optimizer = T["optimizer"]
     try:
-        # The batches `spacy train` makes (shuffled each epoch), until enough.
-        for _, batch in create_train_batches(nlp, train_corpus, T["batcher"], 0):
-            nlp.update(batch, sgd=optimizer, drop=T["dropout"])
+        for _ in updates:
+            pass
     except _Enough:
         pass
     finally:
@@ -121,6 +134,27 @@ def bound_tightness(config_path: Path, overrides: Dict[str, object], n_transitio
     result["seconds"] = time.time() - started
     result["loss"] = system.loss_name
     return result
+
+
+def training_time(config_path: Path, overrides: Dict[str, object], n_steps: int) -> Dict[str, float]:
+    """Seconds per training update over `n_steps` updates (after one warm-up
+    update), and the transitions they made."""
+    nlp, updates = training_updates(config_path, overrides)
+    parser = _nonmono_parser(nlp)
+    counted = {"transitions": 0}
+
+    def observe(batch, active, moves):
+        counted["transitions"] += len(active)
+
+    next(updates)
+    parser.step_observer = observe
+    started = time.perf_counter()
+    for _ in range(n_steps):
+        next(updates)
+    seconds = time.perf_counter() - started
+    parser.step_observer = None
+    return {"seconds_per_step": seconds / n_steps, "transitions": counted["transitions"],
+            "microseconds_per_transition": 1e6 * seconds / max(1, counted["transitions"])}
 
 
 def arc_move_effects(nlp, examples: Iterable) -> Dict[str, object]:
