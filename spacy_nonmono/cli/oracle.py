@@ -21,7 +21,7 @@ def add_parser(commands) -> None:
     p.add_argument("--loss", default="upper", choices=("lower", "pc_upper", "upper"),
                    help="Loss the oracle trains with (decides which states are visited)")
     p.add_argument("--transitions", type=int, default=100000)
-    p.add_argument("--max-nodes", type=int, default=1000000,
+    p.add_argument("--max-nodes", type=int, default=100000,
                    help="Branch-and-bound budget per configuration")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--output", type=Path, help="Write the numbers as JSON here")

@@ -61,7 +61,7 @@ def add_arguments(p: argparse.ArgumentParser, treebank_selection: bool = True) -
     p.add_argument("--speed-runs", type=int, default=5)
     p.add_argument("--bound-transitions", type=int, default=100000,
                    help="oracle-bounds: training transitions to analyse per treebank")
-    p.add_argument("--max-nodes", type=int, default=1000000,
+    p.add_argument("--max-nodes", type=int, default=100000,
                    help="oracle-bounds: branch-and-bound budget per configuration")
     p.add_argument("--force", action="store_true", help="Redo steps whose outputs exist")
 

@@ -126,11 +126,17 @@ cdef class StateBatch:
                 f"transition system (context {self.system.n_context}, moves "
                 f"{self.system.n_moves})."
             )
+        # Moves are scored from the transposed weights (nH, nO): the inner loop
+        # then runs over moves with contiguous weights and independent sums,
+        # which the compiler vectorizes (a dot product per move would be one
+        # dependent chain of additions).
+        weights_t = numpy.ascontiguousarray(numpy.asarray(upper_W).T)
+        cdef float[:, ::1] upper_Wt = weights_t
         cdef long n_transitions
         with nogil:
             n_transitions = greedy_parse(
                 self.system, self.states, self.size, &table[0, 0, 0, 0],
-                &lower_bias[0, 0], &upper_W[0, 0], &upper_b[0], nF, nH, nP, nO)
+                &lower_bias[0, 0], &upper_Wt[0, 0], &upper_b[0], nF, nH, nP, nO)
         return n_transitions
 
 
@@ -181,23 +187,20 @@ def scatter_hidden_grad(float[:, :, :, ::1] d_table, int[:, ::1] ids,
 
 cdef long greedy_parse(TransitionSystem system, StateC** batch, int size,
                        const float* table, const float* lower_bias,
-                       const float* upper_W, const float* upper_b,
+                       const float* upper_Wt, const float* upper_b,
                        int nF, int nH, int nP, int nO) except -1 nogil:
     """Parse every state to the end, each by its best-scoring valid move;
-    return the number of transitions applied.
-
-    Only valid moves are scored (a dot product each): in Covington most
-    labelled moves are invalid in most configurations, so this does a
-    fraction of the work of scoring all moves with a matrix product.
-    """
+    return the number of transitions applied. upper_Wt: (nH, nO), the
+    output weights transposed."""
     cdef int HP = nH * nP
     cdef int* ids = <int*>calloc(nF, sizeof(int))
     cdef float* unmaxed = <float*>calloc(HP, sizeof(float))
     cdef float* hidden = <float*>calloc(nH, sizeof(float))
+    cdef float* scores = <float*>calloc(nO, sizeof(float))
     cdef int* is_valid = <int*>calloc(nO, sizeof(int))
     cdef int b, h, p, m, best
     cdef long n_transitions = 0
-    cdef float mx, score, best_score
+    cdef float mx, x
     cdef const float* w
     cdef StateC* state
     for b in range(size):
@@ -211,28 +214,26 @@ cdef long greedy_parse(TransitionSystem system, StateC** batch, int size,
                     if unmaxed[h * nP + p] > mx:
                         mx = unmaxed[h * nP + p]
                 hidden[h] = mx
+            memcpy(scores, upper_b, nO * sizeof(float))
+            for h in range(nH):
+                x = hidden[h]
+                w = &upper_Wt[h * nO]
+                for m in range(nO):
+                    scores[m] += w[m] * x
             system.set_valid(state, is_valid)
             best = -1
-            best_score = 0.0
             for m in range(nO):
-                if not is_valid[m]:
-                    continue
-                w = &upper_W[m * nH]
-                score = upper_b[m]
-                for h in range(nH):
-                    score += w[h] * hidden[h]
-                if best == -1 or score > best_score:
+                if is_valid[m] and (best == -1 or scores[m] > scores[best]):
                     best = m
-                    best_score = score
             if best == -1:
                 # No valid move in a non-final state would be a system bug;
                 # stop rather than loop forever.
-                free(ids); free(unmaxed); free(hidden); free(is_valid)
+                free(ids); free(unmaxed); free(hidden); free(scores); free(is_valid)
                 with gil:
                     raise RuntimeError("Transition system offered no valid move.")
             system.apply(state, best)
             n_transitions += 1
-    free(ids); free(unmaxed); free(hidden); free(is_valid)
+    free(ids); free(unmaxed); free(hidden); free(scores); free(is_valid)
     return n_transitions
 
 
