@@ -169,7 +169,12 @@ cdef class CovingtonNM(Covington):
         labels) missing from any tree reachable from it, found by depth-first
         branch and bound (section 5). A configuration whose lower and
         pc_upper bounds agree is settled; children are searched in order of
-        their lower bound and cut when it reaches the best upper bound known.
+        (lower, pc_upper) and cut when their lower bound reaches the best
+        upper bound known. Arcs take the gold label on gold arcs and one label
+        otherwise (a wrong label on a gold arc can only do worse). Exact as
+        long as the bounds are (tests/test_covington_nm.py checks them and
+        this search against an independent search that prunes with the
+        lower bound only).
 
         Returns (loss, nodes searched); loss is None when max_nodes
         configurations did not settle it (the search is exponential where a
