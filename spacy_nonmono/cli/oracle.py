@@ -1,4 +1,4 @@
-"""`oracle-bounds` and `arc-moves`: analyses of the non-monotonic Covington
+"""`oracle-bounds`, `oracle-timing` and `arc-moves`: analyses of the non-monotonic Covington
 oracle (paper Table 1) and parser (paper section 6.3)."""
 import json
 from pathlib import Path
@@ -16,15 +16,13 @@ def add_parser(commands) -> None:
         "bounds and the exact loss (branch and bound). Prints the averages and the mean "
         "relative difference |bound - exact| / exact over configurations with a loss.",
     )
-    p.add_argument("train", type=Path, help="Training data (.spacy)")
-    p.add_argument("--config", type=Path, default=Path("configs/covington.cfg"))
+    add_training_arguments(p)
     p.add_argument("--loss", default="upper", choices=("lower", "pc_upper", "upper"),
                    help="Loss the oracle trains with (decides which states are visited)")
     p.add_argument("--transitions", type=int, default=100000)
     p.add_argument("--max-nodes", type=int, default=100000,
                    help="Branch-and-bound budget per configuration")
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--output", type=Path, help="Write the numbers as JSON here")
     p.set_defaults(run=run_bounds)
 
     p = commands.add_parser(
@@ -34,11 +32,9 @@ def add_parser(commands) -> None:
         "number of updates (same seed, same batches) and prints seconds per update and "
         "microseconds per transition, with the ratio to the first loss.",
     )
-    p.add_argument("train", type=Path, help="Training data (.spacy)")
-    p.add_argument("--config", type=Path, default=Path("configs/covington.cfg"))
+    add_training_arguments(p)
     p.add_argument("--losses", default="lower,pc_upper,upper")
     p.add_argument("--steps", type=int, default=100)
-    p.add_argument("--output", type=Path, help="Write the numbers as JSON here")
     p.set_defaults(run=run_timing)
 
     p = commands.add_parser(
@@ -52,6 +48,13 @@ def add_parser(commands) -> None:
     p.add_argument("gold", type=Path, help="Gold data (.spacy)")
     p.add_argument("--output", type=Path, help="Write the numbers as JSON here")
     p.set_defaults(run=run_arc_moves)
+
+
+def add_training_arguments(p) -> None:
+    """What the commands that train covington_nm read and write."""
+    p.add_argument("train", type=Path, help="Training data (.spacy)")
+    p.add_argument("--config", type=Path, default=Path("configs/covington.cfg"))
+    p.add_argument("--output", type=Path, help="Write the numbers as JSON here")
 
 
 def bounds_table(results) -> str:

@@ -5,6 +5,9 @@ moves do (section 6.3).
 
 Both drive the pipeline's own `update`, through its `step_observer` hook, so
 the states analysed are exactly those training (or greedy parsing) reaches.
+`arc_move_effects` thereby also computes gradients it throws away (no
+optimizer step): wasted time in an offline analysis, in exchange for not
+keeping a second copy of the step loop.
 """
 import time
 from pathlib import Path

@@ -188,7 +188,7 @@ class NonMonoParser(TrainablePipe):
     def _set_labels(self, labels: List[str]) -> None:
         """(Re)build the transition system for these labels and size the model."""
         self.moves = get_system(self.cfg["system"])(
-            labels=labels, oracle=self.cfg["oracle"], loss=self.cfg.get("loss"))
+            labels=labels, oracle=self.cfg["oracle"], loss=self.cfg["loss"])
         self.cfg["labels"] = list(labels)
         lower = self.model.get_ref("lower")
         if not lower.has_dim("nF"):

@@ -67,14 +67,11 @@ cdef bint _is_problematic(const int* cycle, int length, void* ctx) noexcept nogi
     return c.gold_heads[cycle[best]] == head
 
 
-cdef int nm_bound(const StateC* s, const GoldC* gold, LossKind kind, int* scratch) noexcept nogil:
-    """Algorithm 2 with the chosen term. scratch: 5 * (n + 2) ints."""
+cdef int _unreachable(const StateC* s, const GoldC* gold, int* to_build) noexcept nogil:
+    """|U(c, tG)|; fills to_build[y] with the head of y's gold arc when that
+    arc is not in A (with its label) and still reachable, else -1."""
     cdef int n = s.n, i = s.i, j = s.j
     cdef int x, y, left, right, n_unreachable = 0
-    cdef int* to_build = scratch
-    cdef bint any_to_build = False
-    cdef Digraph g
-    cdef _CycleContext ctx
     to_build[0] = -1
     for y in range(1, n + 1):
         x = gold.heads[y]
@@ -87,19 +84,39 @@ cdef int nm_bound(const StateC* s, const GoldC* gold, LossKind kind, int* scratc
             n_unreachable += 1
         else:
             to_build[y] = x
-            any_to_build = True
-    if kind == LOSS_LOWER or not any_to_build:
-        return n_unreachable
+    return n_unreachable
+
+
+cdef int _cycle_term(const StateC* s, const GoldC* gold, LossKind kind,
+                     int* scratch) noexcept nogil:
+    """The cycles (all, or problematic) of A u I, where I's arcs still to
+    build are in scratch[0..n] as `_unreachable` left them."""
+    cdef int n = s.n, y
+    cdef Digraph g
+    cdef _CycleContext ctx
+    cdef cycle_visitor visit = NULL
+    for y in range(1, n + 2):
+        if y > n:
+            return 0      # nothing left to build: A alone is acyclic
+        if scratch[y] >= 0:
+            break
     # A u I: the arcs of A plus the gold arcs still to build (gold arcs
     # already in A are the same edges).
-    digraph_from_heads(&g, s.heads, to_build, n + 1, scratch + (n + 1),
+    digraph_from_heads(&g, s.heads, scratch, n + 1, scratch + (n + 1),
                        scratch + 2 * (n + 2))
-    ctx.to_build = to_build
+    ctx.to_build = scratch
     ctx.gold_heads = gold.heads
-    cdef cycle_visitor visit = NULL
     if kind == LOSS_PC_UPPER:
         visit = _is_problematic
-    return n_unreachable + count_elementary_cycles(&g, visit, &ctx, MAX_CYCLES)
+    return count_elementary_cycles(&g, visit, &ctx, MAX_CYCLES)
+
+
+cdef int nm_bound(const StateC* s, const GoldC* gold, LossKind kind, int* scratch) noexcept nogil:
+    """Algorithm 2 with the chosen term. scratch: 5 * (n + 2) ints."""
+    cdef int lower = _unreachable(s, gold, scratch)
+    if kind == LOSS_LOWER:
+        return lower
+    return lower + _cycle_term(s, gold, kind, scratch)
 
 
 cdef class CovingtonNM(Covington):
@@ -159,8 +176,10 @@ cdef class CovingtonNM(Covington):
         """(lower, pc_upper, upper) of a configuration with a gold tree."""
         state._require_gold()
         cdef int* scratch = <int*>malloc(self.scratch_size(state.c.n) * sizeof(int))
+        cdef int lower = _unreachable(state.c, state.gold, scratch)
         try:
-            return tuple(nm_bound(state.c, state.gold, <LossKind>k, scratch) for k in range(3))
+            return (lower, lower + _cycle_term(state.c, state.gold, LOSS_PC_UPPER, scratch),
+                    lower + _cycle_term(state.c, state.gold, LOSS_UPPER, scratch))
         finally:
             free(scratch)
 
@@ -200,8 +219,10 @@ cdef class CovingtonNM(Covington):
             search.children[d] = NULL
         search.mem = <void*>mem
         search.is_valid = <int*>mem.alloc(self.n_moves, sizeof(int))
+        cdef int lo, hi
+        _lower_and_pc_upper(state.c, state.gold, search.scratch, &lo, &hi)
         try:
-            value = _search(&search, state.c, 0, 1 << 30)
+            value = _search(&search, state.c, 0, 1 << 30, lo, hi)
         finally:
             free(search.scratch)
         return (None if value < 0 else value), search.nodes
@@ -227,12 +248,17 @@ cdef StateC* _child(_Search* S, int depth, int k) except NULL:
     return slot[0]
 
 
-cdef int _search(_Search* S, const StateC* s, int depth, int cutoff) except -2:
-    """Exact loss of s if it is below `cutoff`; otherwise some value >= cutoff.
-    -1 when the node budget is spent."""
+cdef void _lower_and_pc_upper(const StateC* s, const GoldC* gold, int* scratch,
+                              int* lo, int* hi) noexcept nogil:
+    lo[0] = _unreachable(s, gold, scratch)
+    hi[0] = lo[0] + _cycle_term(s, gold, LOSS_PC_UPPER, scratch)
+
+
+cdef int _search(_Search* S, const StateC* s, int depth, int cutoff, int lo, int hi) except -2:
+    """Exact loss of s (whose lower and pc_upper bounds are lo and hi) if it
+    is below `cutoff`; otherwise some value >= cutoff. -1 when the node
+    budget is spent."""
     cdef CovingtonNM system = <CovingtonNM>S.system
-    cdef int lo = nm_bound(s, S.gold, LOSS_LOWER, S.scratch)
-    cdef int hi = nm_bound(s, S.gold, LOSS_PC_UPPER, S.scratch)
     cdef int best, k, m, n_children = 0, value, tmp
     cdef int[4] child_lo
     cdef int[4] child_hi
@@ -254,8 +280,8 @@ cdef int _search(_Search* S, const StateC* s, int depth, int cutoff) except -2:
         child = _child(S, depth, n_children)
         copy_state(child, s)
         system.apply(child, m)
-        child_lo[n_children] = nm_bound(child, S.gold, LOSS_LOWER, S.scratch)
-        child_hi[n_children] = nm_bound(child, S.gold, LOSS_PC_UPPER, S.scratch)
+        _lower_and_pc_upper(child, S.gold, S.scratch, &child_lo[n_children],
+                            &child_hi[n_children])
         if child_hi[n_children] < best:
             best = child_hi[n_children]
         order[n_children] = n_children
@@ -276,7 +302,8 @@ cdef int _search(_Search* S, const StateC* s, int depth, int cutoff) except -2:
         if child_lo[order[k]] == child_hi[order[k]]:
             value = child_lo[order[k]]      # settled without searching
         else:
-            value = _search(S, S.children[depth * 4 + order[k]], depth + 1, best)
+            value = _search(S, S.children[depth * 4 + order[k]], depth + 1, best,
+                            child_lo[order[k]], child_hi[order[k]])
         if value < 0:
             return -1
         if value < best:
