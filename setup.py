@@ -10,7 +10,8 @@ MODULES = [
     "spacy_nonmono.systems.base",
     "spacy_nonmono.systems.covington",
     "spacy_nonmono.systems.covington_nm",
-    "spacy_nonmono.decoders.greedy",
+    "spacy_nonmono.models.scoring",
+    "spacy_nonmono.decoders.state_batch",
 ]
 COMPILE_ARGS = ["/O2"] if sys.platform == "win32" else ["-O3", "-std=c++11"]
 

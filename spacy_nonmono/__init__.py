@@ -1,9 +1,12 @@
 """spacy-nonmono: non-monotonic and non-projective transition-based
 dependency parsing as a spaCy component (`nonmono_parser`)."""
-from .registry import get_system, systems
+from .registry import get_decoder, get_system
 from .models import build_parser_model
 from .pipeline import NonMonoParser, make_nonmono_parser
 
 __version__ = "0.1.0"
 
-__all__ = ["NonMonoParser", "make_nonmono_parser", "build_parser_model", "get_system", "systems"]
+# The registries are `spacy_nonmono.registry.systems` and `.decoders` (the
+# name `spacy_nonmono.systems` is the package of built-in systems).
+__all__ = ["NonMonoParser", "make_nonmono_parser", "build_parser_model", "get_system",
+           "get_decoder"]

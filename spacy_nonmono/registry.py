@@ -1,20 +1,33 @@
-"""Registries of the package (catalogue; entry points allowed)."""
+"""Registries of the package (catalogue; entry points allowed, so other
+packages can add systems and decoders)."""
 import catalogue
 
 # Transition systems by config name, e.g. "covington". Each entry is a
 # callable `(labels, oracle, **options) -> TransitionSystem`.
 systems = catalogue.create("spacy_nonmono", "systems", entry_points=True)
 
+# Decoders by the component's `decoding` setting, e.g. "greedy". Each entry
+# is a callable `() -> Decoder`.
+decoders = catalogue.create("spacy_nonmono", "decoders", entry_points=True)
+
+
+def _lookup(registry, kind: str, name: str):
+    try:
+        return registry.get(name)
+    except catalogue.RegistryError:
+        known = ", ".join(sorted(registry.get_all())) or "none"
+        raise ValueError(f"Unknown {kind} {name!r}. Known {kind}s: {known}.") from None
+
 
 def get_system(name):
     """The transition system class registered as `name`, with a clear error."""
-    # Importing the package's systems registers them.
-    from . import systems as _builtin  # noqa: F401
+    from . import systems as _builtin  # noqa: F401  (registers the package's systems)
 
-    try:
-        return systems.get(name)
-    except catalogue.RegistryError:
-        known = ", ".join(sorted(systems.get_all())) or "none"
-        raise ValueError(
-            f"Unknown transition system {name!r}. Known systems: {known}."
-        ) from None
+    return _lookup(systems, "transition system", name)
+
+
+def get_decoder(name):
+    """The decoder registered as `name`, with a clear error."""
+    from . import decoders as _builtin  # noqa: F401
+
+    return _lookup(decoders, "decoder", name)

@@ -240,11 +240,11 @@ def test_oracle_analyses_run_on_the_sample(tmp_path):
     nlp = make_nlp(system="covington_nm", loss="upper")
     examples = [Example(Doc(d.vocab, words=[t.text for t in d]), d) for d in docs[:30]]
     train(nlp, examples, epochs=3)
-    weights = nlp.get_pipe("nonmono_parser").model.get_ref("upper").get_param("W").copy()
+    weights = nlp.get_pipe("nonmono_parser").model.get_ref("step").get_param("W").copy()
     counts = arc_move_effects(nlp, examples)
     assert counts["arc_moves"] > 0
     assert 0 <= counts["replacing_harmful"] + counts["replacing_created_gold"] <= counts["replacing"]
-    assert (nlp.get_pipe("nonmono_parser").model.get_ref("upper").get_param("W") == weights).all()
+    assert (nlp.get_pipe("nonmono_parser").model.get_ref("step").get_param("W") == weights).all()
 
 
 def test_predict_before_training_is_a_clear_error():

@@ -25,5 +25,6 @@ cdef struct Digraph:
 
 cdef void digraph_from_heads(Digraph* g, const int* heads_a, const int* heads_b,
                              int n_nodes, int* start, int* succ) noexcept nogil
+cdef int elementary_cycles_work_size(int n_nodes) noexcept nogil
 cdef int count_elementary_cycles(const Digraph* g, cycle_visitor visit, void* ctx,
-                                 int limit) noexcept nogil
+                                 int limit, int* work) noexcept nogil

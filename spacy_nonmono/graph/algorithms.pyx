@@ -1,7 +1,7 @@
 # cython: boundscheck=False, wraparound=False, cdivision=True, infer_types=True
 """Graph algorithms on head arrays, callable without the GIL."""
 import numpy
-from libc.stdlib cimport malloc, calloc, free
+from libc.string cimport memset
 
 
 cdef int uf_find(int* parent, int x) noexcept nogil:
@@ -76,11 +76,9 @@ def count_cycles(heads):
     cdef int n = arr.shape[0]
     if n == 0:
         return 0
-    cdef int* mark = <int*>malloc(n * sizeof(int))
-    try:
-        return count_cycles_single_head(&view[0], n, mark)
-    finally:
-        free(mark)
+    mark = numpy.empty(n, dtype=numpy.int32)
+    cdef int[::1] mark_view = mark
+    return count_cycles_single_head(&view[0], n, &mark_view[0])
 
 
 # -- Elementary cycles (Johnson 1975) -------------------------------------------
@@ -128,11 +126,11 @@ cdef struct _Johnson:
     int* low
     int* tstack
     int tstack_len
-    char* on_tstack
+    int* on_tstack
     int counter
     int n_comps
-    char* blocked
-    char* bmat          # bmat[w * n + v]: v is in B(w)
+    int* blocked
+    int* bmat           # bmat[w * n + v]: v is in B(w)
     int* blist          # blist[w * n ..]: the members of B(w)
     int* blen
     int* path           # the current path from `least`
@@ -232,11 +230,18 @@ cdef bint _circuit(_Johnson* J, int v) noexcept nogil:
     return found
 
 
+cdef int elementary_cycles_work_size(int n_nodes) noexcept nogil:
+    """Ints of work space `count_elementary_cycles` needs for n_nodes."""
+    return 8 * n_nodes + 2 * n_nodes * n_nodes
+
+
 cdef int count_elementary_cycles(const Digraph* g, cycle_visitor visit, void* ctx,
-                                 int limit) noexcept nogil:
+                                 int limit, int* work) noexcept nogil:
     """Johnson's algorithm: enumerate the elementary cycles of g, calling
     `visit` (if not NULL) on each, and return how many counted (visit
-    returned true), stopping at `limit`. O((n + e)(c + 1)) time.
+    returned true), stopping at `limit`. O((n + e)(c + 1)) time. `work`:
+    elementary_cycles_work_size(n) ints owned by the caller (no allocation
+    here, so oracles can call this at every transition).
 
     For each start vertex s in increasing order, the search runs in the
     strongly connected component of s within the subgraph of nodes >= s, so
@@ -253,32 +258,32 @@ cdef int count_elementary_cycles(const Digraph* g, cycle_visitor visit, void* ct
     J.count = 0
     J.limit = limit
     J.path_len = 0
-    cdef int* ints = <int*>malloc(6 * n * sizeof(int))
-    cdef char* chars = <char*>calloc(2 * n, sizeof(char))
-    J.comp = ints
-    J.index = ints + n
-    J.low = ints + 2 * n
-    J.tstack = ints + 3 * n
-    J.path = ints + 4 * n
-    J.blen = ints + 5 * n
-    J.on_tstack = chars
-    J.blocked = chars + n
-    J.bmat = NULL
-    J.blist = NULL
+    J.comp = work
+    J.index = work + n
+    J.low = work + 2 * n
+    J.tstack = work + 3 * n
+    J.path = work + 4 * n
+    J.blen = work + 5 * n
+    J.on_tstack = work + 6 * n
+    J.blocked = work + 7 * n
+    J.bmat = work + 8 * n
+    J.blist = work + 8 * n + n * n
+    memset(J.on_tstack, 0, 2 * n * sizeof(int))
     # Most graphs the oracles ask about are acyclic: one linear component
-    # search over the whole graph settles those without the n^2 scratch.
+    # search over the whole graph settles those before the n^2 part of the
+    # work space is touched.
     _components(&J, 0)
     cyclic = False
     for v in range(n):
         for e in range(g.start[v], g.start[v + 1]):
             if J.comp[g.succ[e]] == J.comp[v]:
                 cyclic = True
-    if cyclic:
-        J.bmat = <char*>calloc(n * n, sizeof(char))
-        J.blist = <int*>malloc(n * n * sizeof(int))
-        for v in range(n):
-            J.blen[v] = 0
-    for s in range(n if cyclic else 0):
+    if not cyclic:
+        return 0
+    memset(J.bmat, 0, n * n * sizeof(int))
+    for v in range(n):
+        J.blen[v] = 0
+    for s in range(n):
         if J.count >= J.limit:
             break
         if s > 0:
@@ -300,10 +305,6 @@ cdef int count_elementary_cycles(const Digraph* g, cycle_visitor visit, void* ct
                     J.blen[v] -= 1
                     J.bmat[v * n + J.blist[v * n + J.blen[v]]] = 0
         _circuit(&J, s)
-    free(J.bmat)
-    free(J.blist)
-    free(ints)
-    free(chars)
     return J.count
 
 
@@ -328,7 +329,9 @@ def elementary_cycles(successors):
     g.start = &start[0]
     g.succ = &succ[0]
     found = []
-    count_elementary_cycles(&g, _collect, <void*>found, 2 ** 30)
+    work = numpy.empty(elementary_cycles_work_size(n), dtype=numpy.int32)
+    cdef int[::1] work_view = work
+    count_elementary_cycles(&g, _collect, <void*>found, 2 ** 30, &work_view[0])
     return found
 
 

@@ -1,19 +1,26 @@
 """The greedy parser's model, in the style of spaCy's TransitionBasedParser.
 
-tok2vec gives one vector per token. A precomputable affine layer ("lower")
-computes once per batch every token's contribution to the hidden layer for
-every context slot; a state's hidden vector is the sum of its slots'
-contributions plus a bias, then maxout; a linear layer ("upper") scores the
-moves. The artificial root node has its own learned vector, appended after
-the batch's tokens.
+tok2vec gives one vector per token; the token table layer computes once per
+batch every token's contribution to the hidden layer for every context slot
+(`token_table.py`); the step model turns a state's context ids into move
+scores (hidden bias, maxout, output layer: `step_model.py`). The artificial
+root node has its own learned vector, appended after the batch's tokens.
+
+The model's forward pass maps docs to the token table; decoders score states
+through the step model (`model.get_ref("step")`) and hand the table's
+gradient back as a `TableGrad`.
 """
 from typing import List, Optional
 
-from spacy.ml._precomputable_affine import PrecomputableAffine
+import numpy
 from spacy.tokens import Doc
 from spacy.util import registry
-from thinc.api import Linear, Model, chain, list2array, zero_init, normal_init
+from thinc.api import Model, chain, list2array, normal_init
 from thinc.types import Floats2d
+
+from .scoring import scatter_hidden_grad
+from .step_model import StepModel, TableGrad
+from .token_table import TokenTable
 
 
 @registry.architectures("spacy_nonmono.NonMonoParserModel.v1")
@@ -33,67 +40,132 @@ def build_parser_model(
     nO: number of moves; set by the component once the labels are known.
     """
     t2v_width = tok2vec.get_dim("nO") if tok2vec.has_dim("nO") else None
-    lower = PrecomputableAffine(nO=hidden_width, nF=n_context, nI=t2v_width, nP=maxout_pieces)
-    lower.name = "lower"
-    upper = Linear(nO=nO, nI=hidden_width, init_W=zero_init)
-    upper.name = "upper"
+    table = TokenTable(nH=hidden_width, nP=maxout_pieces, nF=n_context, nI=t2v_width)
+    step = StepModel(nH=hidden_width, nP=maxout_pieces, nO=nO)
     token_vectors = chain(tok2vec, list2array())
     return Model(
         "nonmono_parser_model",
         forward,
         init=init,
-        layers=[token_vectors, lower, upper],
-        refs={"tok2vec": tok2vec, "token_vectors": token_vectors, "lower": lower, "upper": upper},
+        layers=[token_vectors, table, step],
+        refs={"tok2vec": tok2vec, "token_vectors": token_vectors, "table": table, "step": step},
         params={"root": None},
         dims={"nI": t2v_width},
     )
 
 
+def set_transition_dims(model: Model, n_context: int, n_moves: Optional[int]) -> None:
+    """Size the model for a transition system: its context slots and (once
+    the labels are known) its moves. A mismatch with an initialized model is
+    a ValueError."""
+    table, step = model.get_ref("table"), model.get_ref("step")
+    if not table.has_dim("nF"):
+        table.set_dim("nF", n_context)
+    elif table.get_dim("nF") != n_context:
+        raise ValueError(f"The model reads {table.get_dim('nF')} context slots but the "
+                         f"transition system provides {n_context}.")
+    if n_moves:
+        if not step.has_dim("nO"):
+            step.set_dim("nO", n_moves)
+        elif step.get_dim("nO") != n_moves:
+            raise ValueError(f"The model has {step.get_dim('nO')} outputs but the system has "
+                             f"{n_moves} moves; labels cannot change after initialization.")
+
+
+def is_initialized(model: Model) -> bool:
+    return model.get_ref("step").has_param("W")
+
+
 def init(model: Model, X=None, Y=None) -> None:
     tok2vec = model.get_ref("tok2vec")
-    lower = model.get_ref("lower")
-    upper = model.get_ref("upper")
+    table = model.get_ref("table")
+    step = model.get_ref("step")
     if X is not None:
         model.get_ref("token_vectors").initialize(X=X)
-    if not lower.has_dim("nI"):
-        lower.set_dim("nI", tok2vec.get_dim("nO"))
-    nI = lower.get_dim("nI")
+    if not table.has_dim("nI"):
+        table.set_dim("nI", tok2vec.get_dim("nO"))
+    nI = table.get_dim("nI")
     model.set_dim("nI", nI)
     if not model.has_param("root"):
         model.set_param("root", normal_init(model.ops, (1, nI)))
-    lower.initialize()
-    if upper.has_dim("nO"):
-        upper.initialize()
+    fresh = not table.has_param("W")
+    table.initialize()
+    step.initialize()
+    if fresh:
+        _normalize_hidden(table, step)
+
+
+def _normalize_hidden(table: Model, step: Model, n_states: int = 2000, tolerance: float = 0.01,
+                      max_rounds: int = 10) -> None:
+    """Scale the table's weights, then shift the hidden bias, so that for
+    unit-normal token vectors read through random context slots the hidden
+    layer's output has variance 1 and mean 0 (as spaCy's parser does at
+    initialization: the maxout makes the right scale hard to guess)."""
+    ops = table.ops
+    nF, nH, nP, nI = (table.get_dim(d) for d in ("nF", "nH", "nP", "nI"))
+    rng = numpy.random.default_rng(0)
+    X = ops.asarray2f(rng.normal(size=(n_states, nI)).astype("f"))
+    ids = rng.integers(0, n_states, size=(n_states, nF))
+    slots = numpy.arange(nF)
+    for _ in range(max_rounds):
+        rows, _ = table(X, is_train=False)
+        rows = ops.to_numpy(rows)[1:]
+        unmaxed = rows[ids, slots].sum(axis=1) + ops.to_numpy(step.get_param("hidden_b"))
+        hidden = unmaxed.max(axis=-1)
+        var, mean = float(hidden.var()), float(hidden.mean())
+        if abs(var - 1.0) >= tolerance:
+            table.set_param("W", table.get_param("W") / var ** 0.5)
+        elif abs(mean) >= tolerance:
+            step.set_param("hidden_b", step.get_param("hidden_b") - mean)
+        else:
+            break
 
 
 def forward(model: Model, docs: List[Doc], is_train: bool):
-    """Return the precomputed token table, shape (n_rows + 1, nF, nH, nP):
-    row 0 is the per-slot padding, rows 1.. the batch's tokens in order, then
-    the root. A state's hidden pre-activations are the lower bias plus the
-    sum over slots f of table[row_f + 1, f].
-
-    The backward pass takes (d_table, d_bias): the gradient of the whole
-    table (scatter the states' gradients into it) and of the lower bias. As
-    the table is linear in the token vectors, this costs two matrix products
-    over the batch's tokens, however many transitions read them.
-    """
-    lower = model.get_ref("lower")
+    """Return the token table, shape (n_rows + 1, nF, nH, nP), as host
+    (numpy) float32: row 0 is the per-slot padding, rows 1.. the batch's
+    tokens in order, then the root. The backward pass takes the `TableGrad`
+    the step model's backward passes returned, joined."""
     ops = model.ops
     tokvecs, backprop_tok2vec = model.get_ref("token_vectors")(docs, is_train)
     n_tokens = tokvecs.shape[0]
     X = ops.xp.vstack((tokvecs, model.get_param("root")))
-    table, _ = lower(X, is_train)
+    table, backprop_table = model.get_ref("table")(X, is_train)
+    host_table = numpy.ascontiguousarray(ops.to_numpy(table), dtype="f")
 
-    def backprop(d_table_bias):
-        d_table, d_bias = d_table_bias
-        W = lower.get_param("W")                      # (nF, nH, nP, nI)
-        nI = W.shape[-1]
-        d_rows = d_table[1:].reshape((X.shape[0], -1))
-        lower.inc_grad("pad", d_table[:1])
-        lower.inc_grad("b", d_bias)
-        lower.inc_grad("W", ops.gemm(d_rows, X, trans1=True).reshape(W.shape))
-        dX = ops.gemm(d_rows, W.reshape((-1, nI)))
+    def backprop(grad: TableGrad):
+        d_table = numpy.zeros_like(host_table)
+        scatter_hidden_grad(d_table, grad.ids, grad.d_unmaxed)
+        dX = backprop_table(ops.asarray(d_table))
         model.inc_grad("root", dX[n_tokens:])
         return backprop_tok2vec(dX[:n_tokens])
 
-    return table, backprop
+    return host_table, backprop
+
+
+def upgrade_model_bytes(data: bytes) -> bytes:
+    """Model bytes saved by spacy-nonmono 0.1.0 before the step model (a
+    spaCy PrecomputableAffine "lower" holding the hidden bias, a Linear
+    "upper"), rewritten in today's layout ("table" and "step"), so that
+    pipelines trained then load and parse the same. Other bytes pass
+    through unchanged."""
+    import srsly
+
+    msg = srsly.msgpack_loads(data)
+    refs = msg["nodes"][0].get("refs", {}) if msg.get("nodes") else {}
+    if "lower" not in refs or "upper" not in refs:
+        return data
+    lower, upper = refs.pop("lower"), refs.pop("upper")
+    refs["table"], refs["step"] = lower, upper
+    lower_dims = msg["nodes"][lower]["dims"]
+    upper_dims = msg["nodes"][upper]["dims"]
+    lower_params, upper_params = msg["params"][lower], msg["params"][upper]
+    msg["nodes"][lower].update(name="table", dims={
+        "nF": lower_dims["nF"], "nH": lower_dims["nO"], "nP": lower_dims["nP"], "nI": lower_dims["nI"]})
+    msg["nodes"][upper].update(name="step", dims={
+        "nH": lower_dims["nO"], "nP": lower_dims["nP"], "nO": upper_dims["nO"]})
+    msg["attrs"][lower] = {}
+    msg["params"][lower] = {"W": lower_params["W"], "pad": lower_params["pad"]}
+    msg["params"][upper] = {"hidden_b": lower_params["b"], "W": upper_params["W"],
+                            "b": upper_params["b"]}
+    return srsly.msgpack_dumps(msg)

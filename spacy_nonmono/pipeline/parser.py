@@ -14,15 +14,12 @@ from spacy.scorer import Scorer
 from spacy.tokens import Doc
 from spacy.training import Example, validate_examples, validate_get_examples
 from spacy.vocab import Vocab
-from thinc.api import Config, Model, NumpyOps, set_dropout_rate
+from thinc.api import Config, Model, set_dropout_rate
 
-from ..decoders.greedy import StateBatch, gather_hidden, scatter_hidden_grad, softmax_log_loss
-from ..registry import get_system
+from ..decoders.base import GoldTree
+from ..models.parser_model import is_initialized, set_transition_dims, upgrade_model_bytes
+from ..registry import get_decoder, get_system
 from ..systems.base import check_gold_tree
-
-
-# The transition loop runs on the CPU whatever device the model is on.
-CPU_OPS = NumpyOps()
 
 # Labels written for words a system left without head (see `finish`).
 REPAIR_LABEL = "dep"
@@ -53,8 +50,10 @@ DEFAULT_MODEL = Config().from_str(DEFAULT_MODEL_CONFIG)["model"]
     default_config={
         "model": DEFAULT_MODEL,
         "system": "covington",
-        "oracle": "dynamic",
+        "oracle": None,
         "loss": None,
+        "system_options": {},
+        "decoding": "greedy",
         "follow_oracle_prob": 0.1,
         "max_sentence_length": 256,
         "scorer": {"@scorers": "spacy_nonmono.parser_scorer.v1"},
@@ -75,20 +74,28 @@ def make_nonmono_parser(
     name: str,
     model: Model,
     system: str,
-    oracle: str,
+    oracle: Optional[str],
     loss: Optional[str],
+    system_options: Dict[str, object],
+    decoding: str,
     follow_oracle_prob: float,
     max_sentence_length: int,
     scorer: Optional[Callable],
 ):
     """A greedy transition-based dependency parser.
 
-    system: name of the transition system ("covington", ...).
+    system: name of the transition system ("covington", ...), looked up in
+        the `spacy_nonmono.systems` registry.
     oracle: "dynamic" (train with error exploration, costs from the dynamic
-        oracle) or "static" (train on the gold sequence only).
-    loss: the dynamic oracle's loss expression, if the system has several
-        (covington_nm: "lower", "pc_upper" or "upper"); null = the system's
-        default.
+        oracle) or "static" (train on the gold sequence only); null = the
+        system's default (dynamic where it has a dynamic oracle).
+    loss: the dynamic oracle's loss expression, for systems that take one
+        (covington: "exact"; covington_nm: "lower", "pc_upper" or "upper");
+        null = the system's default.
+    system_options: further settings of the system, by name; an unknown one
+        is a ValueError listing the system's options.
+    decoding: the decoder, looked up in the `spacy_nonmono.decoders`
+        registry ("greedy").
     follow_oracle_prob: with a dynamic oracle, the probability of advancing a
         training state by the best-scoring zero-cost move instead of the
         model's prediction.
@@ -103,6 +110,8 @@ def make_nonmono_parser(
         system=system,
         oracle=oracle,
         loss=loss,
+        system_options=system_options,
+        decoding=decoding,
         follow_oracle_prob=follow_oracle_prob,
         max_sentence_length=max_sentence_length,
         scorer=scorer,
@@ -151,8 +160,10 @@ class NonMonoParser(TrainablePipe):
         name: str = "nonmono_parser",
         *,
         system: str = "covington",
-        oracle: str = "dynamic",
+        oracle: Optional[str] = None,
         loss: Optional[str] = None,
+        system_options: Optional[Dict[str, object]] = None,
+        decoding: str = "greedy",
         follow_oracle_prob: float = 0.1,
         max_sentence_length: int = 256,
         scorer: Optional[Callable] = parser_score,
@@ -169,11 +180,16 @@ class NonMonoParser(TrainablePipe):
             "system": system,
             "oracle": oracle,
             "loss": loss,
+            "system_options": dict(system_options or {}),
+            "decoding": decoding,
             "follow_oracle_prob": follow_oracle_prob,
             "max_sentence_length": max_sentence_length,
             "labels": [],
         }
         self.gold_problems = GoldProblems()
+        self.decoder = get_decoder(decoding)()
+        # Exploration (follow_oracle_prob); reseeded from numpy's global
+        # generator in `initialize`, which `spacy train` seeds from [system] seed.
         self._rng = numpy.random.default_rng(0)
         # Running totals over predict() calls: transitions per word tells how
         # much decoding work a trained model does (see the `speed` command).
@@ -188,25 +204,17 @@ class NonMonoParser(TrainablePipe):
     def _set_labels(self, labels: List[str]) -> None:
         """(Re)build the transition system for these labels and size the model."""
         self.moves = get_system(self.cfg["system"])(
-            labels=labels, oracle=self.cfg["oracle"], loss=self.cfg["loss"])
+            labels=labels, oracle=self.cfg["oracle"], **self.system_options())
         self.cfg["labels"] = list(labels)
-        lower = self.model.get_ref("lower")
-        if not lower.has_dim("nF"):
-            lower.set_dim("nF", self.moves.n_context)
-        elif lower.get_dim("nF") != self.moves.n_context:
-            raise ValueError(
-                f"The model reads {lower.get_dim('nF')} context slots but system "
-                f"{self.cfg['system']!r} provides {self.moves.n_context}."
-            )
-        if labels:
-            upper = self.model.get_ref("upper")
-            if not upper.has_dim("nO") or upper.get_dim("nO") is None:
-                upper.set_dim("nO", self.moves.n_moves)
-            elif upper.get_dim("nO") != self.moves.n_moves:
-                raise ValueError(
-                    f"The model has {upper.get_dim('nO')} outputs but the system has "
-                    f"{self.moves.n_moves} moves; labels cannot change after initialization."
-                )
+        set_transition_dims(self.model, self.moves.n_context, self.moves.n_moves if labels else None)
+
+    def system_options(self) -> Dict[str, object]:
+        """The options passed to the system: `system_options` plus `loss`
+        when set (null settings leave the system's defaults)."""
+        options = dict(self.cfg["system_options"])
+        if self.cfg["loss"] is not None:
+            options["loss"] = self.cfg["loss"]
+        return options
 
     @property
     def labels(self) -> Tuple[str, ...]:
@@ -219,7 +227,7 @@ class NonMonoParser(TrainablePipe):
     def add_label(self, label: str) -> int:
         if label in self.cfg["labels"]:
             return 0
-        if self.model.get_ref("upper").has_param("W"):
+        if is_initialized(self.model):
             raise ValueError("Cannot add labels to an initialized nonmono_parser.")
         self._set_labels(self.cfg["labels"] + [label])
         return 1
@@ -245,14 +253,6 @@ class NonMonoParser(TrainablePipe):
 
     # -- prediction -----------------------------------------------------------
 
-    def _batch(self, docs: List[Doc], spans):
-        """A StateBatch over spans [(doc index, start, end)] of docs, whose
-        token rows follow the order of the docs (as the model lays them out)."""
-        doc_offsets = numpy.cumsum([0] + [len(doc) for doc in docs])
-        lengths = [end - start for d, start, end in spans]
-        offsets = [int(doc_offsets[d]) + start for d, start, end in spans]
-        return lengths, offsets, int(doc_offsets[-1])
-
     def predict(self, docs: Iterable[Doc]):
         """Parse docs; return per doc (heads, labels): the absolute index of
         each token's head (itself for a root) and label strings."""
@@ -266,28 +266,12 @@ class NonMonoParser(TrainablePipe):
                 f"The {self.name!r} component has no labels: initialize or train it first."
             )
         spans = [(d, start, end) for d, (sent_start, start, end) in windows]
-        lengths, offsets, root_row = self._batch(docs, spans)
-        # The decoder runs on the CPU; on a GPU only the table is computed there.
-        to_numpy = self.model.ops.to_numpy
-
-        def host(array):
-            return numpy.ascontiguousarray(to_numpy(array), dtype="f")
-
-        table = self.model.predict(docs)
-        lower = self.model.get_ref("lower")
-        upper = self.model.get_ref("upper")
-        batch = StateBatch(self.moves, lengths, offsets, root_row)
-        self.parse_counts["transitions"] += batch.parse(
-            host(table),
-            host(lower.get_param("b")),
-            host(upper.get_param("W")),
-            host(upper.get_param("b")),
-        )
-        self.parse_counts["words"] += sum(lengths)
-        heads, labels = batch.finish()
+        parses = self.decoder.predict(self.model, self.moves, docs, spans)
+        self.parse_counts["transitions"] += parses.transitions
+        self.parse_counts["words"] += sum(end - start for _, start, end in spans)
         names = self.labels
         sentence_root = {}
-        for (d, (sent_start, start, end)), h, l in zip(windows, heads, labels):
+        for (d, (sent_start, start, end)), h, l in zip(windows, parses.heads, parses.labels):
             doc_heads, doc_labels = results[d]
             for k in range(end - start):
                 token = start + k
@@ -377,69 +361,19 @@ class NonMonoParser(TrainablePipe):
         if not golds:
             return losses
         docs = [eg.predicted for eg in examples]
-        lengths, offsets, root_row = self._batch(docs, [(d, s, e) for d, s, e, _, _ in golds])
-        batch = StateBatch(
-            self.moves, lengths, offsets, root_row,
-            gold_heads=[g[3] for g in golds], gold_labels=[g[4] for g in golds],
-        )
         set_dropout_rate(self.model, drop)
-        table, backprop_table = self.model.begin_update(docs)
-        ops = self.model.ops
-        table = ops.to_numpy(table)
-        lower_b = ops.to_numpy(self.model.get_ref("lower").get_param("b"))
-        upper = self.model.get_ref("upper")
-        W = ops.to_numpy(upper.get_param("W"))
-        bias = ops.to_numpy(upper.get_param("b"))
-        follow = 1.0 if self.cfg["oracle"] == "static" else self.cfg["follow_oracle_prob"]
-        # Walk all states to the end with the current weights, keeping what
-        # the backward pass needs; then backpropagate every step at once.
-        steps_ids, steps_hidden, steps_which, steps_d_scores = [], [], [], []
-        loss = 0.0
-        active = batch.active()
-        while active.size:
-            ids = batch.get_context(active)
-            hidden, which = CPU_OPS.maxout(gather_hidden(table, ids, lower_b))
-            scores = hidden @ W.T + bias
-            costs, valid = batch.get_costs(active)
-            d_scores, step_loss = softmax_log_loss(scores, costs, valid)
-            loss += step_loss
-            steps_ids.append(ids)
-            steps_hidden.append(hidden)
-            steps_which.append(which)
-            steps_d_scores.append(d_scores)
-            moves = self._choose_moves(scores, costs, valid, follow)
-            if self.step_observer is not None:
-                self.step_observer(batch, active, moves)
-            batch.apply(active, moves)
-            active = batch.active()
-        ids = numpy.concatenate(steps_ids)
-        hidden = numpy.concatenate(steps_hidden)
-        d_scores = numpy.concatenate(steps_d_scores)
-        upper.inc_grad("W", ops.asarray2f(d_scores.T @ hidden))
-        upper.inc_grad("b", ops.asarray1f(d_scores.sum(axis=0)))
-        d_unmaxed = CPU_OPS.backprop_maxout(
-            d_scores @ W, numpy.concatenate(steps_which), table.shape[3]
+        loss = self.decoder.update(
+            self.model, self.moves, docs,
+            spans=[(d, start, end) for d, start, end, _, _ in golds],
+            golds=[GoldTree(heads, labels) for _, _, _, heads, labels in golds],
+            follow_oracle_prob=self.cfg["follow_oracle_prob"],
+            rng=self._rng,
+            step_observer=self.step_observer,
         )
-        d_table = numpy.zeros_like(table)
-        scatter_hidden_grad(d_table, ids, d_unmaxed)
-        backprop_table((ops.asarray(d_table), ops.asarray(d_unmaxed.sum(axis=0))))
         if sgd not in (None, False):
             self.finish_update(sgd)
         losses[self.name] += loss
         return losses
-
-    def _choose_moves(self, scores, costs, valid, follow_prob: float):
-        """Per state, the best-scoring valid move, or with probability
-        follow_prob the best-scoring move of minimal cost."""
-        invalid = valid == 0
-        predicted = numpy.where(invalid, -numpy.inf, scores).argmax(axis=1)
-        min_cost = numpy.where(invalid, numpy.inf, costs).min(axis=1, keepdims=True)
-        is_gold = (costs <= min_cost) & ~invalid
-        oracle = numpy.where(is_gold, scores, -numpy.inf).argmax(axis=1)
-        if follow_prob >= 1.0:
-            return oracle.astype("int32")
-        follow = self._rng.random(len(scores)) < follow_prob
-        return numpy.where(follow, oracle, predicted).astype("int32")
 
     def initialize(
         self,
@@ -476,11 +410,13 @@ class NonMonoParser(TrainablePipe):
                 stacklevel=2,
             )
         self.gold_problems = GoldProblems()
+        self._rng = numpy.random.default_rng(numpy.random.randint(2**31))
 
     # -- serialization ------------------------------------------------------
 
     def _load_cfg(self, cfg: dict) -> None:
         self.cfg.update(cfg)
+        self.decoder = get_decoder(self.cfg["decoding"])()
         self._set_labels(self.cfg["labels"])
 
     def to_bytes(self, *, exclude=tuple()):
@@ -495,7 +431,7 @@ class NonMonoParser(TrainablePipe):
         deserializers = {
             "vocab": lambda b: self.vocab.from_bytes(b, exclude=exclude),
             "cfg": lambda b: self._load_cfg(srsly.json_loads(b)),
-            "model": lambda b: self.model.from_bytes(b),
+            "model": lambda b: self.model.from_bytes(upgrade_model_bytes(b)),
         }
         util.from_bytes(bytes_data, deserializers, exclude)
         return self
@@ -512,7 +448,7 @@ class NonMonoParser(TrainablePipe):
         deserializers = {
             "vocab": lambda p: self.vocab.from_disk(p, exclude=exclude),
             "cfg": lambda p: self._load_cfg(srsly.read_json(p)),
-            "model": lambda p: self.model.from_bytes(p.read_bytes()),
+            "model": lambda p: self.model.from_bytes(upgrade_model_bytes(p.read_bytes())),
         }
         util.from_disk(path, deserializers, exclude)
         return self

@@ -1,6 +1,12 @@
 # cython: boundscheck=False, wraparound=False, cdivision=True, infer_types=True
-"""The C-level interface every transition system implements, plus a Python
-wrapper around one configuration (`ParseState`) for tests and tools."""
+"""The C-level interface every transition system implements, its move table
+and options, plus a Python wrapper around one configuration (`ParseState`)
+for tests and tools.
+
+A system is one module: a subclass of `TransitionSystem` that declares its
+move kinds, options and oracles, the ints of state it keeps, and implements
+the cdef methods below. See the README's "Adding a transition system".
+"""
 from libc.string cimport memcpy
 from cymem.cymem cimport Pool
 
@@ -8,27 +14,29 @@ from cymem.cymem cimport Pool
 INVALID = INVALID_COST
 
 
-cdef StateC* alloc_state(Pool mem, int n) except NULL:
+cdef StateC* alloc_state(Pool mem, int n, int n_data) except NULL:
     cdef StateC* s = <StateC*>mem.alloc(1, sizeof(StateC))
     s.n = n
     s.heads = <int*>mem.alloc(n + 1, sizeof(int))
     s.labels = <int*>mem.alloc(n + 1, sizeof(int))
-    s.stack = <int*>mem.alloc(n + 1, sizeof(int))
+    s.n_data = n_data
+    s.data = <int*>mem.alloc(max(1, n_data), sizeof(int))
     return s
 
 
 cdef void copy_state(StateC* dst, const StateC* src) noexcept nogil:
-    """Copy src into dst; both must have been allocated for the same n."""
+    """Copy src into dst; both must have been allocated for the same system
+    and n."""
     cdef int* heads = dst.heads
     cdef int* labels = dst.labels
-    cdef int* stack = dst.stack
+    cdef int* data = dst.data
     memcpy(dst, src, sizeof(StateC))
     dst.heads = heads
     dst.labels = labels
-    dst.stack = stack
+    dst.data = data
     memcpy(dst.heads, src.heads, (src.n + 1) * sizeof(int))
     memcpy(dst.labels, src.labels, (src.n + 1) * sizeof(int))
-    memcpy(dst.stack, src.stack, (src.n + 1) * sizeof(int))
+    memcpy(dst.data, src.data, src.n_data * sizeof(int))
 
 
 cdef int token_row(const StateC* s, int k) noexcept nogil:
@@ -40,32 +48,85 @@ cdef int token_row(const StateC* s, int k) noexcept nogil:
     return s.offset + k - 1
 
 
-cdef class TransitionSystem:
-    """Base class. Subclasses define moves, validity, oracles and context.
+cdef int label_error(const GoldC* gold, int head, int dep, int label) noexcept nogil:
+    """1 if head -> dep is a gold arc and `label` is not its gold label."""
+    return 1 if gold.heads[dep] == head and gold.labels[dep] != label else 0
 
-    Moves are ints 0..n_moves-1. `oracle` is "dynamic" (costs are loss
-    differences) or "static" (cost 0 for the static oracle's move only).
-    `loss` names the loss expression of the dynamic oracle, one of the
-    class's `loss_names` (None: the first).
+
+class Option:
+    """A setting a system accepts: its default, and either the allowed
+    values (`choices`) or a `check(value)` returning an error message or
+    None."""
+
+    def __init__(self, default, choices=None, check=None, doc=""):
+        self.default = default
+        self.choices = tuple(choices) if choices is not None else None
+        self.check = check
+        self.doc = doc
+
+    def validate(self, system_name, option, value):
+        if value is None:
+            return self.default
+        if self.choices is not None and value not in self.choices:
+            raise ValueError(
+                f"Unknown {option} {value!r} for system {system_name!r}: expected one of "
+                f"{', '.join(repr(c) for c in self.choices)}."
+            )
+        if self.check is not None:
+            problem = self.check(value)
+            if problem:
+                raise ValueError(f"Invalid {option} {value!r} for system {system_name!r}: {problem}.")
+        return value
+
+
+def probability(value):
+    """Option check for a probability."""
+    if not isinstance(value, (int, float)) or not 0.0 <= value <= 1.0:
+        return "expected a number in [0, 1]"
+    return None
+
+
+cdef class TransitionSystem:
+    """Base class. A subclass declares, as class attributes:
+
+    - `name`: its registry name;
+    - `kinds`: its move kinds in move-id order, each (name, labelled); the
+      move table has one move per unlabelled kind and one per label for a
+      labelled kind (Covington: S, N, L-<label>..., R-<label>...);
+    - `oracles`: the oracle names it implements, the first the default
+      (costs come from `set_costs` for "dynamic", from `static_move` for
+      "static");
+    - `option_specs`: {option name: Option} of the settings it takes;
+    - `context_names`: the context slots `set_context` fills;
+
+    and implements the cdef methods. The component passes settings through
+    as `options`; an unknown one is a ValueError listing the valid ones.
     """
     name = "base"
-    n_structural = 0
-    loss_names = ("exact",)
+    kinds = ()
+    oracles = ("dynamic", "static")
+    option_specs = {}
+    context_names = ()
 
-    def __init__(self, labels=(), oracle="dynamic", loss=None):
-        if oracle not in ("dynamic", "static"):
+    def __init__(self, labels=(), oracle=None, **options):
+        cls = type(self)
+        if oracle is None:
+            oracle = cls.oracles[0]
+        if oracle not in cls.oracles:
             raise ValueError(
-                f"Unknown oracle {oracle!r} for system {self.name!r}: "
-                "expected 'dynamic' or 'static'."
+                f"Unknown oracle {oracle!r} for system {cls.name!r}: expected one of "
+                f"{', '.join(repr(o) for o in cls.oracles)}."
             )
-        if loss is None:
-            loss = self.loss_names[0]
-        if loss not in self.loss_names:
+        unknown = sorted(set(options) - set(cls.option_specs))
+        if unknown:
+            valid = ", ".join(repr(o) for o in cls.option_specs) or "none"
             raise ValueError(
-                f"Unknown loss {loss!r} for system {self.name!r}: expected one of "
-                f"{', '.join(repr(name) for name in self.loss_names)}."
+                f"System {cls.name!r} takes no option {unknown[0]!r}; its options are: {valid}."
             )
-        self.loss_name = loss
+        self.options = {
+            key: spec.validate(cls.name, key, options.get(key))
+            for key, spec in cls.option_specs.items()
+        }
         self.oracle = oracle
         self.static_oracle = oracle == "static"
         self.labels = list(labels)
@@ -73,13 +134,68 @@ cdef class TransitionSystem:
             raise ValueError(f"Duplicate labels: {self.labels}")
         self.label_ids = {label: i for i, label in enumerate(self.labels)}
         self.n_labels = len(self.labels)
+        self.n_context = len(cls.context_names)
+        self._build_move_table()
+
+    def _build_move_table(self):
+        table = [(k, label) for k, (_, labelled) in enumerate(type(self).kinds)
+                 for label in (range(self.n_labels) if labelled else (-1,))]
+        self.mem = Pool()
+        self.n_moves = len(table)
+        self.c_moves = <MoveC*>self.mem.alloc(max(1, self.n_moves), sizeof(MoveC))
+        self.kind_first = <int*>self.mem.alloc(max(1, len(type(self).kinds)), sizeof(int))
+        for m, (kind, label) in enumerate(table):
+            self.c_moves[m].kind = kind
+            self.c_moves[m].label = label
+            if label <= 0:
+                self.kind_first[kind] = m
+
+    # -- the move table from Python --------------------------------------------
+
+    def _check_move(self, int move):
+        if not 0 <= move < self.n_moves:
+            raise ValueError(f"No move {move} in system {self.name!r} with {self.n_moves} moves.")
+
+    def move_kind(self, int move):
+        """The name of a move's kind ("S", "L", ...)."""
+        self._check_move(move)
+        return type(self).kinds[self.c_moves[move].kind][0]
+
+    def move_label(self, int move):
+        """A move's label, or None for an unlabelled move."""
+        self._check_move(move)
+        label = self.c_moves[move].label
+        return self.labels[label] if label >= 0 else None
 
     def move_name(self, int move):
-        raise NotImplementedError
+        label = self.move_label(move)
+        kind = self.move_kind(move)
+        return kind if label is None else f"{kind}-{label}"
+
+    def move_id(self, str kind, label=None):
+        """The id of the move of `kind` with `label` (a name, or None)."""
+        names = [k for k, _ in type(self).kinds]
+        if kind not in names:
+            raise ValueError(f"System {self.name!r} has no move kind {kind!r}: {names}.")
+        k = names.index(kind)
+        l = -1 if label is None else self.label_ids[label]
+        for m in range(self.n_moves):
+            if self.c_moves[m].kind == k and self.c_moves[m].label == l:
+                return m
+        raise ValueError(f"No move ({kind!r}, {label!r}) in system {self.name!r}.")
 
     @property
     def move_names(self):
         return [self.move_name(m) for m in range(self.n_moves)]
+
+    @property
+    def loss_name(self):
+        """The dynamic oracle's loss expression, for systems that name one."""
+        return self.options.get("loss")
+
+    @property
+    def uses_static_oracle(self):
+        return bool(self.static_oracle)
 
     def new_state(self, gold_heads=None, gold_labels=None, n=None):
         """A ParseState at the initial configuration (for tests and tools).
@@ -87,6 +203,53 @@ cdef class TransitionSystem:
         gold_heads[k-1] is the head of word k (0 = root); gold_labels are ids.
         """
         return ParseState(self, gold_heads, gold_labels, n)
+
+    def describe(self, ParseState state):
+        """System-specific parts of a configuration, as {name: value}; they
+        are readable as attributes of the ParseState (Covington: `focus`)."""
+        return {}
+
+    # -- allocation ------------------------------------------------------------
+
+    cdef StateC* create_state(self, Pool mem, int n) except NULL:
+        """A configuration for n words at its initial state."""
+        cdef StateC* s = alloc_state(mem, n, self.state_size(n))
+        s.offset = 1
+        s.root_id = 0
+        self.init_state(s)
+        return s
+
+    cdef GoldC* create_gold(self, Pool mem, int n, const int* heads, const int* labels) except NULL:
+        """The gold object of a sentence: heads[k], labels[k] for k in 1..n
+        (index 0 unused), plus what `init_gold` precomputes."""
+        cdef GoldC* gold = <GoldC*>mem.alloc(1, sizeof(GoldC))
+        cdef int k
+        gold.n = n
+        gold.heads = <int*>mem.alloc(n + 1, sizeof(int))
+        gold.labels = <int*>mem.alloc(n + 1, sizeof(int))
+        gold.heads[0] = -1
+        gold.labels[0] = -1
+        for k in range(1, n + 1):
+            gold.heads[k] = heads[k]
+            gold.labels[k] = labels[k]
+        gold.extra = NULL
+        self.init_gold(mem, gold)
+        return gold
+
+    # -- what each system defines ----------------------------------------------
+
+    cdef int state_size(self, int n) noexcept nogil:
+        """Ints of system-owned state (StateC.data) for n words."""
+        return 0
+
+    cdef int scratch_size(self, int n) noexcept nogil:
+        """Ints of scratch `set_costs` and `loss` need for n words; the
+        caller owns it and reuses it across calls."""
+        return 0
+
+    cdef int init_gold(self, Pool mem, GoldC* gold) except -1:
+        """Precompute what the oracle needs into gold.extra (from `mem`)."""
+        return 0
 
     cdef void init_state(self, StateC* s) noexcept nogil:
         pass
@@ -100,11 +263,11 @@ cdef class TransitionSystem:
     cdef void apply(self, StateC* s, int move) noexcept nogil:
         pass
 
-    cdef int loss(self, const StateC* s, const GoldC* gold) noexcept nogil:
+    cdef int loss(self, const StateC* s, const GoldC* gold, int* scratch) noexcept nogil:
         return 0
 
     cdef void set_costs(self, const StateC* s, const GoldC* gold, int* is_valid,
-                        float* costs) noexcept nogil:
+                        float* costs, int* scratch) noexcept nogil:
         pass
 
     cdef int static_move(self, const StateC* s, const GoldC* gold) noexcept nogil:
@@ -116,9 +279,22 @@ cdef class TransitionSystem:
     cdef void finish(self, StateC* s) noexcept nogil:
         pass
 
+    cdef int move_of(self, int kind, int label) noexcept nogil:
+        """The move id of (kind, label); label is ignored for an unlabelled
+        kind. The only place move ids are computed from kinds."""
+        return self.kind_first[kind] + (label if label > 0 else 0)
+
+    cdef void set_valid_by_kind(self, const bint* kind_valid, int* is_valid) noexcept nogil:
+        """is_valid for every move from the validity of its kind (for
+        systems whose validity does not depend on the label)."""
+        cdef int m
+        for m in range(self.n_moves):
+            is_valid[m] = kind_valid[self.c_moves[m].kind]
+
     cdef void set_oracle_costs(self, const StateC* s, const GoldC* gold,
-                               int* is_valid, float* costs) noexcept nogil:
-        """Costs used for training, following the configured oracle."""
+                               int* is_valid, float* costs, int* scratch) noexcept nogil:
+        """Costs used for training, following the configured oracle: the
+        one place the oracle choice is read."""
         cdef int m, best
         if self.static_oracle:
             self.set_valid(s, is_valid)
@@ -126,7 +302,7 @@ cdef class TransitionSystem:
             for m in range(self.n_moves):
                 costs[m] = 0.0 if m == best else (1.0 if is_valid[m] else INVALID_COST)
         else:
-            self.set_costs(s, gold, is_valid, costs)
+            self.set_costs(s, gold, is_valid, costs, scratch)
 
 
 def check_gold_tree(heads):
@@ -153,6 +329,33 @@ def check_gold_tree(heads):
             v = heads[v - 1]
 
 
+cdef ParseState _empty_state(TransitionSystem system, bint has_gold):
+    cdef ParseState out = ParseState.__new__(ParseState)
+    out.mem = Pool()
+    out.system = system
+    out.has_gold = has_gold
+    return out
+
+
+cdef GoldC* _no_gold(Pool mem, int n) except NULL:
+    """A gold object with no tree (heads and labels -1), for states parsed
+    without gold; the system's `init_gold` is not run on it."""
+    cdef GoldC* gold = <GoldC*>mem.alloc(1, sizeof(GoldC))
+    cdef int k
+    gold.n = n
+    gold.heads = <int*>mem.alloc(n + 1, sizeof(int))
+    gold.labels = <int*>mem.alloc(n + 1, sizeof(int))
+    for k in range(n + 1):
+        gold.heads[k] = -1
+        gold.labels[k] = -1
+    gold.extra = NULL
+    return gold
+
+
+cdef int* _scratch(Pool mem, TransitionSystem system, int n) except NULL:
+    return <int*>mem.alloc(max(1, system.scratch_size(n)), sizeof(int))
+
+
 cdef class ParseState:
     """One configuration of a system, driven from Python. Slow; for tests,
     oracle analysis and tools, never for the parser's hot loops."""
@@ -162,7 +365,8 @@ cdef class ParseState:
         self.system = system
         if gold_heads is None and n is None:
             raise ValueError("Give gold_heads or n.")
-        if gold_heads is not None:
+        self.has_gold = gold_heads is not None
+        if self.has_gold:
             gold_heads = [int(h) for h in gold_heads]
             check_gold_tree(gold_heads)
             n = len(gold_heads)
@@ -170,21 +374,19 @@ cdef class ParseState:
                 gold_labels = [-1] * n
             if len(gold_labels) != n:
                 raise ValueError("gold_labels and gold_heads differ in length.")
-        self.c = alloc_state(self.mem, n)
-        self.gold = <GoldC*>self.mem.alloc(1, sizeof(GoldC))
-        self.gold.n = n
-        self.gold.heads = <int*>self.mem.alloc(n + 1, sizeof(int))
-        self.gold.labels = <int*>self.mem.alloc(n + 1, sizeof(int))
-        self.gold.heads[0] = -1
-        self.gold.labels[0] = -1
-        self.has_gold = gold_heads is not None
+        cdef int* heads
+        cdef int* labels
         if self.has_gold:
+            heads = <int*>self.mem.alloc(n + 1, sizeof(int))
+            labels = <int*>self.mem.alloc(n + 1, sizeof(int))
             for k in range(n):
-                self.gold.heads[k + 1] = gold_heads[k]
-                self.gold.labels[k + 1] = int(gold_labels[k])
-        self.c.offset = 1
-        self.c.root_id = 0
-        system.init_state(self.c)
+                heads[k + 1] = gold_heads[k]
+                labels[k + 1] = int(gold_labels[k])
+            self.gold = system.create_gold(self.mem, n, heads, labels)
+        else:
+            self.gold = _no_gold(self.mem, n)
+        self.c = system.create_state(self.mem, n)
+        self.scratch = _scratch(self.mem, system, n)
 
     def copy(self, TransitionSystem system=None):
         """A copy of this configuration; with `system`, read by that system
@@ -192,23 +394,29 @@ cdef class ParseState:
         if system is not None and (system.n_moves != self.system.n_moves
                                    or type(system) is not type(self.system)):
             raise ValueError("copy(system=...) needs a system of the same kind and moves.")
-        cdef ParseState other = ParseState.__new__(ParseState)
-        other.mem = Pool()
-        other.system = system if system is not None else self.system
-        other.has_gold = self.has_gold
-        other.c = alloc_state(other.mem, self.c.n)
+        cdef ParseState other = _empty_state(system if system is not None else self.system,
+                                             self.has_gold)
+        other.c = alloc_state(other.mem, self.c.n, self.c.n_data)
         copy_state(other.c, self.c)
         other.gold = self.gold   # gold is immutable; keep self alive via reference
         other._gold_owner = self
+        other.scratch = _scratch(other.mem, other.system, self.c.n)
         return other
+
+    def __getattr__(self, name):
+        fields = self.system.describe(self)
+        if name in fields:
+            return fields[name]
+        raise AttributeError(f"{type(self.system).__name__} states have no attribute {name!r}.")
 
     @property
     def n(self):
         return self.c.n
 
     @property
-    def focus(self):
-        return (self.c.i, self.c.j)
+    def data(self):
+        """The system-owned ints of the configuration (see `describe`)."""
+        return [self.c.data[k] for k in range(self.c.n_data)]
 
     @property
     def heads(self):
@@ -222,10 +430,6 @@ cdef class ParseState:
     def gold_heads(self):
         self._require_gold()
         return [self.gold.heads[k] for k in range(1, self.c.n + 1)]
-
-    @property
-    def stack(self):
-        return [self.c.stack[k] for k in range(self.c.stack_len)]
 
     def is_final(self):
         return self.system.is_final(self.c)
@@ -248,12 +452,12 @@ cdef class ParseState:
         cdef Pool mem = Pool()
         cdef int* is_valid = <int*>mem.alloc(self.system.n_moves, sizeof(int))
         cdef float* costs = <float*>mem.alloc(self.system.n_moves, sizeof(float))
-        self.system.set_oracle_costs(self.c, self.gold, is_valid, costs)
+        self.system.set_oracle_costs(self.c, self.gold, is_valid, costs, self.scratch)
         return [costs[m] for m in range(self.system.n_moves)]
 
     def loss(self):
         self._require_gold()
-        return self.system.loss(self.c, self.gold)
+        return self.system.loss(self.c, self.gold, self.scratch)
 
     def static_move(self):
         self._require_gold()
@@ -280,18 +484,12 @@ cdef class ParseState:
 cdef ParseState wrap_state(TransitionSystem system, const StateC* s, const GoldC* gold):
     """A ParseState holding copies of a configuration and its gold tree (NULL:
     none), e.g. to analyse the states of a batch from Python."""
-    cdef ParseState out = ParseState.__new__(ParseState)
-    cdef int k
-    out.mem = Pool()
-    out.system = system
-    out.c = alloc_state(out.mem, s.n)
+    cdef ParseState out = _empty_state(system, gold != NULL)
+    out.c = alloc_state(out.mem, s.n, s.n_data)
     copy_state(out.c, s)
-    out.gold = <GoldC*>out.mem.alloc(1, sizeof(GoldC))
-    out.gold.n = s.n
-    out.gold.heads = <int*>out.mem.alloc(s.n + 1, sizeof(int))
-    out.gold.labels = <int*>out.mem.alloc(s.n + 1, sizeof(int))
-    out.has_gold = gold != NULL
-    for k in range(s.n + 1):
-        out.gold.heads[k] = gold.heads[k] if gold != NULL else -1
-        out.gold.labels[k] = gold.labels[k] if gold != NULL else -1
+    if gold != NULL:
+        out.gold = system.create_gold(out.mem, s.n, gold.heads, gold.labels)
+    else:
+        out.gold = _no_gold(out.mem, s.n)
+    out.scratch = _scratch(out.mem, system, s.n)
     return out

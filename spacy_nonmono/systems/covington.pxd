@@ -1,16 +1,29 @@
 from .base cimport StateC, GoldC, TransitionSystem
 
 
+# Move kinds, in move-table order: S, N, L-<label>..., R-<label>...
 cdef enum:
     SHIFT = 0
     NO_ARC = 1
-    N_STRUCTURAL = 2   # moves before the labelled ones
+    LEFT_ARC = 2
+    RIGHT_ARC = 3
+    N_KINDS = 4
+
+
+cdef struct Focus:
+    # Covington's configuration beyond the arcs: lambda1 = [0..i],
+    # lambda2 = [i+1..j-1], B = [j..n]. Lives in StateC.data.
+    int i               # left focus word (-1 = lambda1 empty)
+    int j               # right focus word (n+1 = buffer empty)
+
+
+cdef inline Focus* focus(const StateC* s) noexcept nogil:
+    return <Focus*>s.data
 
 
 cdef bint root_has_dependent(const StateC* s) noexcept nogil
-cdef int label_error(const GoldC* gold, int head, int dep, int label) noexcept nogil
 
 
 cdef class Covington(TransitionSystem):
-    cdef int scratch_size(self, int n) noexcept nogil
+    cdef int bound_scratch_size(self, int n) noexcept nogil
     cdef int bound(self, const StateC* s, const GoldC* gold, int* scratch) noexcept nogil

@@ -5,18 +5,17 @@ Configuration <lambda1|i, lambda2, j|B, A>, stored as the focus words (i, j):
 lambda1 = [0..i], lambda2 = [i+1..j-1], B = [j..n]. Node 0 is an explicit
 root, so the root arc 0 -> r is built by Right-Arc like any other arc; one
 root per sentence is enforced by allowing Right-Arc from 0 only while 0 has
-no dependent. Moves: 0 = Shift, 1 = No-Arc, 2+l = Left-Arc(l), 2+L+l =
-Right-Arc(l).
+no dependent. Move kinds: Shift, No-Arc, Left-Arc(label), Right-Arc(label);
+the move table numbers them S, N, L-<label>..., R-<label>....
 
 Oracles (Gomez-Rodriguez & Fernandez-Gonzalez 2015, Algorithm 1 of
 Fernandez-Gonzalez & Gomez-Rodriguez 2017): the static oracle, and the exact
 dynamic oracle loss |U| + cycles(A u I), plus one per correct arc with a
 wrong label. A move's cost is the loss difference it causes.
 """
-from libc.stdlib cimport malloc, free
-from cymem.cymem cimport Pool
-
-from .base cimport INVALID_COST, StateC, GoldC, TransitionSystem, alloc_state, copy_state, token_row
+from .base cimport (INVALID_COST, StateC, GoldC, TransitionSystem, ParseState, copy_state,
+                   token_row, label_error)
+from .base import Option
 from ..graph.algorithms cimport weak_components, has_path, count_cycles_single_head
 
 # Context slots read by the model (a subset of the paper's Table 2).
@@ -36,11 +35,6 @@ cdef bint root_has_dependent(const StateC* s) noexcept nogil:
     return False
 
 
-cdef int label_error(const GoldC* gold, int head, int dep, int label) noexcept nogil:
-    """1 if head -> dep is a gold arc and `label` is not its gold label."""
-    return 1 if gold.heads[dep] == head and gold.labels[dep] != label else 0
-
-
 cdef int covington_monotonic_loss(const StateC* s, const GoldC* gold, int* scratch) noexcept nogil:
     """Algorithm 1: |U(c, tG)| + n_c(A u I(c, tG)) + label errors in A.
 
@@ -50,7 +44,7 @@ cdef int covington_monotonic_loss(const StateC* s, const GoldC* gold, int* scrat
     cdef int* comp = scratch
     cdef int* graph = scratch + (n + 1)     # heads of A u I
     cdef int* mark = scratch + 2 * (n + 1)
-    cdef int i = s.i, j = s.j
+    cdef int i = focus(s).i, j = focus(s).j
     cdef int x, y, left, right, n_unreachable = 0, n_label_errors = 0
     cdef bint root_taken = root_has_dependent(s)
     weak_components(s.heads, n + 1, comp)
@@ -78,136 +72,131 @@ cdef int covington_monotonic_loss(const StateC* s, const GoldC* gold, int* scrat
 
 cdef class Covington(TransitionSystem):
     name = "covington"
+    kinds = (("S", False), ("N", False), ("L", True), ("R", True))
     context_names = CONTEXT_NAMES
+    option_specs = {
+        "loss": Option("exact", choices=("exact",),
+                       doc="the exact loss of Algorithm 1 (the only one)"),
+    }
 
-    def __init__(self, labels=(), oracle="dynamic", loss=None):
-        TransitionSystem.__init__(self, labels, oracle, loss)
-        self.n_moves = N_STRUCTURAL + 2 * self.n_labels
-        self.n_context = len(CONTEXT_NAMES)
+    def describe(self, ParseState state):
+        return {"focus": (focus(state.c).i, focus(state.c).j)}
 
-    def move_name(self, int move):
-        if move == SHIFT:
-            return "S"
-        if move == NO_ARC:
-            return "N"
-        if N_STRUCTURAL <= move < N_STRUCTURAL + self.n_labels:
-            return "L-" + self.labels[move - N_STRUCTURAL]
-        if N_STRUCTURAL + self.n_labels <= move < self.n_moves:
-            return "R-" + self.labels[move - N_STRUCTURAL - self.n_labels]
-        raise ValueError(f"No move {move} in a system with {self.n_moves} moves.")
+    cdef int state_size(self, int n) noexcept nogil:
+        return sizeof(Focus) // sizeof(int)
+
+    cdef int bound_scratch_size(self, int n) noexcept nogil:
+        """Ints of scratch space `bound` needs for n words."""
+        return 3 * (n + 1)
+
+    cdef int scratch_size(self, int n) noexcept nogil:
+        # The loss expression's scratch, then a configuration to try moves on.
+        return self.bound_scratch_size(n) + 2 * (n + 1) + self.state_size(n)
 
     cdef void init_state(self, StateC* s) noexcept nogil:
         cdef int k
         for k in range(s.n + 1):
             s.heads[k] = -1
             s.labels[k] = -1
-        s.i = 0
-        s.j = 1
-        s.stack_len = 0
+        focus(s).i = 0
+        focus(s).j = 1
 
     cdef bint is_final(self, const StateC* s) noexcept nogil:
-        return s.j > s.n
+        return focus(s).j > s.n
 
     cdef void set_valid(self, const StateC* s, int* is_valid) noexcept nogil:
-        cdef int i = s.i, j = s.j, L = self.n_labels, m
+        cdef int i = focus(s).i, j = focus(s).j
         cdef bint live = j <= s.n
-        cdef bint left_ok = (live and i >= 1 and s.heads[i] == -1
-                             and not has_path(s.heads, s.n + 1, i, j))
-        cdef bint right_ok = (live and i >= 0 and s.heads[j] == -1
-                              and not has_path(s.heads, s.n + 1, j, i)
-                              and (i != 0 or not root_has_dependent(s)))
-        is_valid[SHIFT] = live
-        is_valid[NO_ARC] = live and i >= 0
-        for m in range(L):
-            is_valid[N_STRUCTURAL + m] = left_ok
-            is_valid[N_STRUCTURAL + L + m] = right_ok
+        cdef bint[N_KINDS] ok
+        ok[SHIFT] = live
+        ok[NO_ARC] = live and i >= 0
+        ok[LEFT_ARC] = (live and i >= 1 and s.heads[i] == -1
+                        and not has_path(s.heads, s.n + 1, i, j))
+        ok[RIGHT_ARC] = (live and i >= 0 and s.heads[j] == -1
+                         and not has_path(s.heads, s.n + 1, j, i)
+                         and (i != 0 or not root_has_dependent(s)))
+        self.set_valid_by_kind(ok, is_valid)
 
     cdef void apply(self, StateC* s, int move) noexcept nogil:
-        cdef int L = self.n_labels
-        if move == SHIFT:
-            s.i = s.j
-            s.j += 1
+        cdef Focus* f = focus(s)
+        cdef int kind = self.c_moves[move].kind
+        if kind == SHIFT:
+            f.i = f.j
+            f.j += 1
             return
-        if move >= N_STRUCTURAL + L:
-            s.heads[s.j] = s.i
-            s.labels[s.j] = move - N_STRUCTURAL - L
-        elif move >= N_STRUCTURAL:
-            s.heads[s.i] = s.j
-            s.labels[s.i] = move - N_STRUCTURAL
-        s.i -= 1
-
-    cdef int scratch_size(self, int n) noexcept nogil:
-        """Ints of scratch space `bound` needs for n words."""
-        return 3 * (n + 1)
+        if kind == RIGHT_ARC:
+            s.heads[f.j] = f.i
+            s.labels[f.j] = self.c_moves[move].label
+        elif kind == LEFT_ARC:
+            s.heads[f.i] = f.j
+            s.labels[f.i] = self.c_moves[move].label
+        f.i -= 1
 
     cdef int bound(self, const StateC* s, const GoldC* gold, int* scratch) noexcept nogil:
         """The oracle's loss expression (here the exact loss)."""
         return covington_monotonic_loss(s, gold, scratch)
 
-    cdef int loss(self, const StateC* s, const GoldC* gold) noexcept nogil:
-        cdef int* scratch = <int*>malloc(self.scratch_size(s.n) * sizeof(int))
-        cdef int value = self.bound(s, gold, scratch)
-        free(scratch)
-        return value
+    cdef int loss(self, const StateC* s, const GoldC* gold, int* scratch) noexcept nogil:
+        return self.bound(s, gold, scratch)
 
     cdef void set_costs(self, const StateC* s, const GoldC* gold, int* is_valid,
-                        float* costs) noexcept nogil:
+                        float* costs, int* scratch) noexcept nogil:
         """Cost of a move: how much it increases the loss expression (never
-        below 0: an approximate loss may also decrease)."""
-        cdef int n = s.n, L = self.n_labels, m, l, base, structural
-        cdef int i = s.i, j = s.j
-        cdef int* scratch = <int*>malloc(self.scratch_size(n) * sizeof(int))
-        # A scratch configuration to apply moves to.
-        cdef int* arrays = <int*>malloc(3 * (n + 1) * sizeof(int))
+        below 0: an approximate loss may also decrease). A labelled arc's
+        structural cost is the same for every label; a wrong label on a gold
+        arc adds one."""
+        cdef int n = s.n, m, kind, base
+        cdef int i = focus(s).i, j = focus(s).j
+        cdef int[N_KINDS] structural
+        # A scratch configuration to apply moves to, after the bound's scratch.
+        cdef int* arrays = scratch + self.bound_scratch_size(n)
         cdef StateC tmp
         tmp.heads = arrays
         tmp.labels = arrays + (n + 1)
-        tmp.stack = arrays + 2 * (n + 1)
+        tmp.data = arrays + 2 * (n + 1)
         self.set_valid(s, is_valid)
-        for m in range(self.n_moves):
-            costs[m] = INVALID_COST
         base = self.bound(s, gold, scratch)
-        for m in range(N_STRUCTURAL):
-            if is_valid[m]:
-                copy_state(&tmp, s)
-                self.apply(&tmp, m)
-                costs[m] = max(0, self.bound(&tmp, gold, scratch) - base)
-        # Labelled arcs: the structure's cost is the same for every label; a
-        # wrong label on a gold arc adds one.
-        if L > 0 and is_valid[N_STRUCTURAL]:
+        for kind in range(N_KINDS):
+            m = self.move_of(kind, 0)
+            if m >= self.n_moves or self.c_moves[m].kind != kind or not is_valid[m]:
+                continue
             copy_state(&tmp, s)
-            self.apply(&tmp, N_STRUCTURAL)
-            structural = (self.bound(&tmp, gold, scratch) - base
-                          - label_error(gold, j, i, 0))
-            for l in range(L):
-                costs[N_STRUCTURAL + l] = max(0, structural + label_error(gold, j, i, l))
-        if L > 0 and is_valid[N_STRUCTURAL + L]:
-            copy_state(&tmp, s)
-            self.apply(&tmp, N_STRUCTURAL + L)
-            structural = (self.bound(&tmp, gold, scratch) - base
-                          - label_error(gold, i, j, 0))
-            for l in range(L):
-                costs[N_STRUCTURAL + L + l] = max(0, structural + label_error(gold, i, j, l))
-        free(arrays)
-        free(scratch)
+            self.apply(&tmp, m)
+            structural[kind] = self.bound(&tmp, gold, scratch) - base
+            # Label 0's own label error is not structural.
+            if kind == LEFT_ARC:
+                structural[kind] -= label_error(gold, j, i, 0)
+            elif kind == RIGHT_ARC:
+                structural[kind] -= label_error(gold, i, j, 0)
+        for m in range(self.n_moves):
+            if not is_valid[m]:
+                costs[m] = INVALID_COST
+                continue
+            kind = self.c_moves[m].kind
+            if kind == LEFT_ARC:
+                costs[m] = max(0, structural[kind] + label_error(gold, j, i, self.c_moves[m].label))
+            elif kind == RIGHT_ARC:
+                costs[m] = max(0, structural[kind] + label_error(gold, i, j, self.c_moves[m].label))
+            else:
+                costs[m] = max(0, structural[kind])
 
     cdef int static_move(self, const StateC* s, const GoldC* gold) noexcept nogil:
-        cdef int i = s.i, j = s.j, k, L = self.n_labels
+        cdef int i = focus(s).i, j = focus(s).j, k
         if j > s.n:
             return -1
         if i < 0:
-            return SHIFT
+            return self.move_of(SHIFT, -1)
         if i >= 1 and gold.heads[i] == j:
-            return N_STRUCTURAL + (gold.labels[i] if gold.labels[i] >= 0 else 0)
+            return self.move_of(LEFT_ARC, gold.labels[i])
         if gold.heads[j] == i:
-            return N_STRUCTURAL + L + (gold.labels[j] if gold.labels[j] >= 0 else 0)
+            return self.move_of(RIGHT_ARC, gold.labels[j])
         for k in range(i):
             if gold.heads[j] == k or (k >= 1 and gold.heads[k] == j):
-                return NO_ARC
-        return SHIFT
+                return self.move_of(NO_ARC, -1)
+        return self.move_of(SHIFT, -1)
 
     cdef void set_context(self, const StateC* s, int* ids) noexcept nogil:
-        cdef int n = s.n, i = s.i, j = s.j, k, h
+        cdef int n = s.n, i = focus(s).i, j = focus(s).j, k, h
         cdef int l0l = -1, l0l_ = -1, l0r = -1, l0r_ = -1, r0l = -1, r0l_ = -1
         cdef int cl = -1, cr = -1
         if j > n:

@@ -8,6 +8,7 @@ cdef enum LossKind:
     LOSS_UPPER = 2
 
 
+cdef int nm_scratch_size(int n) noexcept nogil
 cdef int nm_bound(const StateC* s, const GoldC* gold, LossKind kind, int* scratch) noexcept nogil
 
 

@@ -23,13 +23,13 @@ expressions (section 4), each a count of gold arcs:
 lower <= exact loss <= pc_upper <= upper; `exact_loss` finds the exact value
 by branch-and-bound search (section 5).
 """
-from libc.stdlib cimport malloc, free
 from cymem.cymem cimport Pool
 
 from .base cimport StateC, GoldC, ParseState, alloc_state, copy_state
-from .covington cimport Covington, SHIFT, NO_ARC, N_STRUCTURAL
+from .base import Option
+from .covington cimport Covington, Focus, focus, SHIFT, NO_ARC, LEFT_ARC, RIGHT_ARC
 from ..graph.algorithms cimport (Digraph, cycle_visitor, digraph_from_heads, count_elementary_cycles,
-                                 has_path)
+                                 elementary_cycles_work_size, has_path)
 
 LOSS_NAMES = ("lower", "pc_upper", "upper")
 
@@ -70,7 +70,7 @@ cdef bint _is_problematic(const int* cycle, int length, void* ctx) noexcept nogi
 cdef int _unreachable(const StateC* s, const GoldC* gold, int* to_build) noexcept nogil:
     """|U(c, tG)|; fills to_build[y] with the head of y's gold arc when that
     arc is not in A (with its label) and still reachable, else -1."""
-    cdef int n = s.n, i = s.i, j = s.j
+    cdef int n = s.n, i = focus(s).i, j = focus(s).j
     cdef int x, y, left, right, n_unreachable = 0
     to_build[0] = -1
     for y in range(1, n + 1):
@@ -90,7 +90,8 @@ cdef int _unreachable(const StateC* s, const GoldC* gold, int* to_build) noexcep
 cdef int _cycle_term(const StateC* s, const GoldC* gold, LossKind kind,
                      int* scratch) noexcept nogil:
     """The cycles (all, or problematic) of A u I, where I's arcs still to
-    build are in scratch[0..n] as `_unreachable` left them."""
+    build are in scratch[0..n] as `_unreachable` left them; scratch holds
+    nm_scratch_size(n) ints."""
     cdef int n = s.n, y
     cdef Digraph g
     cdef _CycleContext ctx
@@ -108,11 +109,17 @@ cdef int _cycle_term(const StateC* s, const GoldC* gold, LossKind kind,
     ctx.gold_heads = gold.heads
     if kind == LOSS_PC_UPPER:
         visit = _is_problematic
-    return count_elementary_cycles(&g, visit, &ctx, MAX_CYCLES)
+    return count_elementary_cycles(&g, visit, &ctx, MAX_CYCLES, scratch + 5 * (n + 2))
+
+
+cdef int nm_scratch_size(int n) noexcept nogil:
+    """Ints of scratch `nm_bound` needs: to_build and the digraph of A u I
+    (5 * (n + 2)), then Johnson's work space for its n + 1 nodes."""
+    return 5 * (n + 2) + elementary_cycles_work_size(n + 1)
 
 
 cdef int nm_bound(const StateC* s, const GoldC* gold, LossKind kind, int* scratch) noexcept nogil:
-    """Algorithm 2 with the chosen term. scratch: 5 * (n + 2) ints."""
+    """Algorithm 2 with the chosen term. scratch: nm_scratch_size(n) ints."""
     cdef int lower = _unreachable(s, gold, scratch)
     if kind == LOSS_LOWER:
         return lower
@@ -121,29 +128,35 @@ cdef int nm_bound(const StateC* s, const GoldC* gold, LossKind kind, int* scratc
 
 cdef class CovingtonNM(Covington):
     name = "covington_nm"
-    loss_names = LOSS_NAMES
+    option_specs = {
+        "loss": Option("lower", choices=LOSS_NAMES,
+                       doc="the oracle's loss expression: lower, pc_upper or upper bound"),
+    }
 
-    def __init__(self, labels=(), oracle="dynamic", loss=None):
-        Covington.__init__(self, labels, oracle, loss)
-        cdef int kind = LOSS_NAMES.index(self.loss_name)
+    def __init__(self, labels=(), oracle=None, **options):
+        Covington.__init__(self, labels, oracle, **options)
+        cdef int kind = LOSS_NAMES.index(self.options["loss"])
         self.kind = <LossKind>kind
 
     cdef void set_valid(self, const StateC* s, int* is_valid) noexcept nogil:
-        cdef int i = s.i, L = self.n_labels, m
-        cdef bint live = s.j <= s.n
-        is_valid[SHIFT] = live
-        is_valid[NO_ARC] = live and i >= 0
-        for m in range(L):
-            is_valid[N_STRUCTURAL + m] = live and i >= 1      # the root takes no head
-            is_valid[N_STRUCTURAL + L + m] = live and i >= 0
+        cdef int i = focus(s).i
+        cdef bint live = focus(s).j <= s.n
+        cdef bint[4] ok
+        ok[SHIFT] = live
+        ok[NO_ARC] = live and i >= 0
+        ok[LEFT_ARC] = live and i >= 1      # the root takes no head
+        ok[RIGHT_ARC] = live and i >= 0
+        self.set_valid_by_kind(ok, is_valid)
 
     cdef void apply(self, StateC* s, int move) noexcept nogil:
-        cdef int L = self.n_labels, i = s.i, j = s.j, k
-        if move == SHIFT:
-            s.i = j
-            s.j += 1
+        cdef Focus* f = focus(s)
+        cdef int i = f.i, j = f.j, k
+        cdef int kind = self.c_moves[move].kind
+        if kind == SHIFT:
+            f.i = j
+            f.j += 1
             return
-        if move >= N_STRUCTURAL + L:
+        if kind == RIGHT_ARC:
             # Right-Arc i -> j.
             if i == 0:
                 for k in range(1, s.n + 1):
@@ -154,18 +167,18 @@ cdef class CovingtonNM(Covington):
                 s.heads[i] = -1
                 s.labels[i] = -1
             s.heads[j] = i
-            s.labels[j] = move - N_STRUCTURAL - L
-        elif move >= N_STRUCTURAL:
+            s.labels[j] = self.c_moves[move].label
+        elif kind == LEFT_ARC:
             # Left-Arc j -> i.
             if s.heads[j] >= 0 and has_path(s.heads, s.n + 1, i, s.heads[j]):
                 s.heads[j] = -1
                 s.labels[j] = -1
             s.heads[i] = j
-            s.labels[i] = move - N_STRUCTURAL
-        s.i -= 1
+            s.labels[i] = self.c_moves[move].label
+        f.i -= 1
 
-    cdef int scratch_size(self, int n) noexcept nogil:
-        return 5 * (n + 2)
+    cdef int bound_scratch_size(self, int n) noexcept nogil:
+        return nm_scratch_size(n)
 
     cdef int bound(self, const StateC* s, const GoldC* gold, int* scratch) noexcept nogil:
         return nm_bound(s, gold, self.kind, scratch)
@@ -175,13 +188,10 @@ cdef class CovingtonNM(Covington):
     def bounds(self, ParseState state):
         """(lower, pc_upper, upper) of a configuration with a gold tree."""
         state._require_gold()
-        cdef int* scratch = <int*>malloc(self.scratch_size(state.c.n) * sizeof(int))
+        cdef int* scratch = state.scratch
         cdef int lower = _unreachable(state.c, state.gold, scratch)
-        try:
-            return (lower, lower + _cycle_term(state.c, state.gold, LOSS_PC_UPPER, scratch),
-                    lower + _cycle_term(state.c, state.gold, LOSS_UPPER, scratch))
-        finally:
-            free(scratch)
+        return (lower, lower + _cycle_term(state.c, state.gold, LOSS_PC_UPPER, scratch),
+                lower + _cycle_term(state.c, state.gold, LOSS_UPPER, scratch))
 
     def exact_loss(self, ParseState state, long max_nodes=1000000):
         """The exact loss of a configuration: the fewest gold arcs (with
@@ -207,8 +217,8 @@ cdef class CovingtonNM(Covington):
         search.n = state.c.n
         search.nodes = 0
         search.max_nodes = max_nodes
-        search.scratch = <int*>malloc(self.scratch_size(state.c.n) * sizeof(int))
         cdef Pool mem = Pool()
+        search.scratch = <int*>mem.alloc(nm_scratch_size(state.c.n), sizeof(int))
         # One child configuration per move kind per depth; the depth is at
         # most the number of transitions left, < (n + 1)^2.
         cdef int depth = (state.c.n + 2) * (state.c.n + 2)
@@ -221,10 +231,7 @@ cdef class CovingtonNM(Covington):
         search.is_valid = <int*>mem.alloc(self.n_moves, sizeof(int))
         cdef int lo, hi
         _lower_and_pc_upper(state.c, state.gold, search.scratch, &lo, &hi)
-        try:
-            value = _search(&search, state.c, 0, 1 << 30, lo, hi)
-        finally:
-            free(search.scratch)
+        value = _search(&search, state.c, 0, 1 << 30, lo, hi)
         return (None if value < 0 else value), search.nodes
 
 
@@ -244,7 +251,7 @@ cdef struct _Search:
 cdef StateC* _child(_Search* S, int depth, int k) except NULL:
     cdef StateC** slot = &S.children[depth * 4 + k]
     if slot[0] == NULL:
-        slot[0] = alloc_state(<Pool>S.mem, S.n)
+        slot[0] = alloc_state(<Pool>S.mem, S.n, (<CovingtonNM>S.system).state_size(S.n))
     return slot[0]
 
 
@@ -273,7 +280,7 @@ cdef int _search(_Search* S, const StateC* s, int depth, int cutoff, int lo, int
     # Expand the four kinds of move; an arc takes the gold label when it is
     # the gold arc (any other label can only do worse), else label 0.
     system.set_valid(s, S.is_valid)
-    for k in range(4):
+    for k in (SHIFT, NO_ARC, LEFT_ARC, RIGHT_ARC):
         m = _move_of(system, s, S.gold, k)
         if not S.is_valid[m]:
             continue
@@ -313,15 +320,12 @@ cdef int _search(_Search* S, const StateC* s, int depth, int cutoff, int lo, int
     return best
 
 
-cdef int _move_of(CovingtonNM system, const StateC* s, const GoldC* gold, int k) noexcept:
-    """Move k of Shift, No-Arc, Left-Arc, Right-Arc (k = 0..3)."""
-    cdef int L = system.n_labels, label = 0
-    if k < 2:
-        return k
-    if k == 2:
-        if gold.heads[s.i] == s.j and gold.labels[s.i] >= 0:
-            label = gold.labels[s.i]
-        return N_STRUCTURAL + label
-    if gold.heads[s.j] == s.i and gold.labels[s.j] >= 0:
-        label = gold.labels[s.j]
-    return N_STRUCTURAL + L + label
+cdef int _move_of(CovingtonNM system, const StateC* s, const GoldC* gold, int kind) noexcept:
+    """The move of `kind` the search expands: an arc takes the gold label
+    when it is the gold arc, else label 0."""
+    cdef int i = focus(s).i, j = focus(s).j, label = 0
+    if kind == LEFT_ARC and i >= 1 and gold.heads[i] == j:
+        label = gold.labels[i]
+    elif kind == RIGHT_ARC and i >= 0 and gold.heads[j] == i:
+        label = gold.labels[j]
+    return system.move_of(kind, label)

@@ -1,0 +1,67 @@
+"""The greedy decoder: each state advances by its best-scoring valid move.
+Parsing runs the whole batch in C (`StateBatch.parse`); training follows
+spaCy's parser: states advance by the predicted move (or, with probability
+follow_oracle_prob, by the best-scoring zero-cost move), the loss at each step
+is the softmax log-loss against the zero-cost moves, and the token table's
+gradient flows back once per batch."""
+from typing import Callable, Optional
+
+import numpy
+
+from ..models.step_model import TableGrad, host_weights
+from .base import Decoder, Parses, token_layout
+from .state_batch import StateBatch, softmax_log_loss
+
+
+class GreedyDecoder(Decoder):
+    name = "greedy"
+
+    def predict(self, model, system, docs, spans) -> Parses:
+        lengths, offsets, root_row = token_layout(docs, spans)
+        table = model.predict(docs)
+        batch = StateBatch(system, lengths, offsets, root_row)
+        transitions = batch.parse(table, host_weights(model.get_ref("step"), table.shape[1]))
+        heads, labels = batch.finish()
+        return Parses(heads, labels, transitions)
+
+    def update(self, model, system, docs, spans, golds, *, follow_oracle_prob, rng,
+               step_observer: Optional[Callable] = None) -> float:
+        lengths, offsets, root_row = token_layout(docs, spans)
+        batch = StateBatch(system, lengths, offsets, root_row,
+                           gold_heads=[g.heads for g in golds],
+                           gold_labels=[g.labels for g in golds])
+        follow = 1.0 if system.uses_static_oracle else follow_oracle_prob
+        table, backprop_table = model.begin_update(docs)
+        step = model.get_ref("step")
+        table_grads = []
+        loss = 0.0
+        active = batch.active()
+        while active.size:
+            ids = batch.get_context(active)
+            scores, backprop_step = step.begin_update((table, ids))
+            costs, valid = batch.get_costs(active)
+            d_scores, step_loss = softmax_log_loss(scores, costs, valid)
+            loss += step_loss
+            table_grads.append(backprop_step(d_scores))
+            moves = choose_moves(scores, costs, valid, follow, rng)
+            if step_observer is not None:
+                step_observer(batch, active, moves)
+            batch.apply(active, moves)
+            active = batch.active()
+        if table_grads:
+            backprop_table(TableGrad.concat(table_grads))
+        return loss
+
+
+def choose_moves(scores, costs, valid, follow_prob: float, rng: numpy.random.Generator):
+    """Per state, the best-scoring valid move, or with probability
+    follow_prob the best-scoring move of minimal cost."""
+    invalid = valid == 0
+    predicted = numpy.where(invalid, -numpy.inf, scores).argmax(axis=1)
+    min_cost = numpy.where(invalid, numpy.inf, costs).min(axis=1, keepdims=True)
+    is_gold = (costs <= min_cost) & ~invalid
+    oracle = numpy.where(is_gold, scores, -numpy.inf).argmax(axis=1)
+    if follow_prob >= 1.0:
+        return oracle.astype("int32")
+    follow = rng.random(len(scores)) < follow_prob
+    return numpy.where(follow, oracle, predicted).astype("int32")

@@ -1,0 +1,231 @@
+"""The engine's interfaces: move tables, system options, the decoder
+registry, the step model's one scoring path (C routine against a numpy
+reference, gradients against finite differences), and a new system added as
+one module plus a registry entry (tests/toy_system, the README's example)."""
+import sys
+from pathlib import Path
+
+import numpy
+import pytest
+import spacy
+from spacy.tokens import Doc
+from spacy.training import Example
+from thinc.api import set_dropout_rate
+
+from spacy_nonmono import get_system
+from spacy_nonmono.models.step_model import TableGrad
+from spacy_nonmono.registry import get_decoder, systems
+from spacy_nonmono.systems.base import INVALID
+
+from test_pipeline import SMALL_MODEL, make_nlp, sample_docs, train, tree_ok
+
+TOY_DIR = Path(__file__).resolve().parent / "toy_system"
+
+
+# -- move tables and options ---------------------------------------------------
+
+
+def test_covington_move_table():
+    system = get_system("covington")(labels=["nsubj", "obj"])
+    assert system.move_names == ["S", "N", "L-nsubj", "L-obj", "R-nsubj", "R-obj"]
+    for m in range(system.n_moves):
+        assert system.move_id(system.move_kind(m), system.move_label(m)) == m
+    assert system.move_kind(0) == "S" and system.move_label(0) is None
+    assert system.move_label(5) == "obj"
+    with pytest.raises(ValueError, match="No move 6"):
+        system.move_kind(6)
+
+
+def test_system_defaults_and_options():
+    covington = get_system("covington")(labels=["a"])
+    assert (covington.oracle, covington.options) == ("dynamic", {"loss": "exact"})
+    nm = get_system("covington_nm")(labels=["a"], loss="upper")
+    assert nm.options == {"loss": "upper"} and nm.loss_name == "upper"
+    assert get_system("covington_nm")(labels=["a"]).loss_name == "lower"
+    with pytest.raises(ValueError, match=r"Unknown loss 'upper' for system 'covington': "
+                                         r"expected one of 'exact'"):
+        get_system("covington")(labels=["a"], loss="upper")
+    with pytest.raises(ValueError, match=r"System 'covington_nm' takes no option 'strategy'; "
+                                         r"its options are: 'loss'"):
+        get_system("covington_nm")(labels=["a"], strategy="x")
+    with pytest.raises(ValueError, match="Unknown oracle 'exploring'"):
+        get_system("covington")(labels=["a"], oracle="exploring")
+    with pytest.raises(ValueError, match="Unknown transition system 'nope'. Known transition "
+                                         "systems: .*covington"):
+        get_system("nope")
+
+
+def test_component_passes_options_through():
+    nlp = spacy.blank("en")
+    parser = nlp.add_pipe("nonmono_parser", config={"system": "covington_nm", "loss": "pc_upper"})
+    assert parser.moves.options == {"loss": "pc_upper"} and parser.moves.oracle == "dynamic"
+    with pytest.raises(ValueError, match="takes no option 'shift_prob'"):
+        spacy.blank("en").add_pipe("nonmono_parser",
+                                   config={"system_options": {"shift_prob": 0.3}})
+    with pytest.raises(ValueError, match="Unknown decoder 'beam'. Known decoders: greedy"):
+        spacy.blank("en").add_pipe("nonmono_parser", config={"decoding": "beam"})
+    assert get_decoder("greedy")().name == "greedy"
+
+
+def test_invalid_moves_cost_invalid():
+    system = get_system("covington")(labels=["a"])
+    state = system.new_state([0], [0])     # focus (0, 1): Left-Arc from the root is invalid
+    costs = state.costs()
+    assert [costs[m] for m in range(system.n_moves) if m not in state.valid_moves()] == [INVALID]
+
+
+# -- the step model: one scoring path --------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def small_model():
+    nlp = make_nlp()
+    examples = [Example(Doc(d.vocab, words=[t.text for t in d]), d)
+                for d in sample_docs("train", limit=8)]
+    nlp.initialize(lambda: examples)
+    model = nlp.get_pipe("nonmono_parser").model
+    # Non-zero output weights, so every parameter matters for the scores.
+    step = model.get_ref("step")
+    rng = numpy.random.default_rng(1)
+    for name in ("W", "b", "hidden_b"):
+        value = step.get_param(name)
+        step.set_param(name, rng.normal(size=value.shape).astype("f"))
+    return model, [eg.predicted for eg in examples[:3]]
+
+
+def numpy_scores(step, table, ids):
+    """The step model's arithmetic in numpy: the reference for the C routine."""
+    nF = ids.shape[1]
+    unmaxed = step.get_param("hidden_b") + table[ids + 1, numpy.arange(nF)].sum(axis=1)
+    hidden = unmaxed.max(axis=-1)
+    return hidden @ step.get_param("W").T + step.get_param("b")
+
+
+def random_ids(rng, table, n):
+    return rng.integers(-1, table.shape[0] - 1, size=(n, table.shape[1])).astype("int32")
+
+
+def test_c_scores_equal_numpy_scores(small_model):
+    model, docs = small_model
+    step = model.get_ref("step")
+    table = model.predict(docs)
+    ids = random_ids(numpy.random.default_rng(0), table, 50)
+    scores = step.predict((table, ids))
+    numpy.testing.assert_allclose(scores, numpy_scores(step, table, ids), rtol=1e-5, atol=1e-5)
+
+
+def test_gradients_match_finite_differences(small_model):
+    """d(sum(scores * R))/d(parameter) from the backward passes (step model,
+    then the table and root through the parser model) against central
+    differences, for sampled entries of every parameter of the step model,
+    the token table and the root vector."""
+    model, docs = small_model
+    step, table_layer = model.get_ref("step"), model.get_ref("table")
+    set_dropout_rate(model, 0.0)
+    rng = numpy.random.default_rng(2)
+    ids = random_ids(rng, model.predict(docs), 40)
+    R = rng.normal(size=(40, step.get_dim("nO"))).astype("f")
+    eps = 1e-2
+
+    def objective():
+        table = model.predict(docs)
+        return float((step.predict((table, ids)) * R).sum())
+
+    for layer in (model, step, table_layer):
+        for name in layer.param_names:
+            layer.set_grad(name, numpy.zeros_like(layer.get_param(name)))
+    table, backprop_table = model.begin_update(docs)
+    scores, backprop_step = step.begin_update((table, ids))
+    backprop_table(TableGrad.concat([backprop_step(R)]))
+    base = objective()
+    for layer, name in [(step, "W"), (step, "b"), (step, "hidden_b"), (table_layer, "W"),
+                        (table_layer, "pad"), (model, "root")]:
+        param = layer.get_param(name)
+        grad = layer.get_grad(name)
+        checked = 0
+        for flat in rng.permutation(param.size)[:40]:
+            index = numpy.unravel_index(flat, param.shape)
+            original = float(param[index])
+            values = []
+            for delta in (eps, -eps):
+                param[index] = original + delta
+                layer.set_param(name, param)
+                values.append(objective())
+            param[index] = original
+            layer.set_param(name, param)
+            forward, backward = (values[0] - base) / eps, (base - values[1]) / eps
+            if abs(forward - backward) > 0.05 * max(1.0, abs(forward)):
+                continue    # a maxout kink within eps: the function is not smooth here
+            assert grad[index] == pytest.approx((forward + backward) / 2, rel=2e-2, abs=2e-2), \
+                (name, index)
+            checked += 1
+            if checked == 6:
+                break
+        assert checked >= min(6, param.size), name
+
+
+# -- a new system: one module plus a registry entry ------------------------------
+
+
+@pytest.fixture(scope="module")
+def toy_system(tmp_path_factory):
+    """Compile tests/toy_system/toy_arc_standard.pyx (pyximport) and register it."""
+    pytest.importorskip("Cython")
+    import pyximport
+
+    build_dir = tmp_path_factory.mktemp("toy_build")
+    sys.path.insert(0, str(TOY_DIR))
+    importer = pyximport.install(build_dir=str(build_dir), language_level=3,
+                                 setup_args={"include_dirs": [numpy.get_include()]})
+    try:
+        import toy_arc_standard
+    finally:
+        pyximport.uninstall(*importer)
+        sys.path.remove(str(TOY_DIR))
+    systems.register("toy_arc_standard", func=toy_arc_standard.ToyArcStandard)
+    return toy_arc_standard.ToyArcStandard
+
+
+def is_projective(heads):
+    arcs = [(min(h, d), max(h, d)) for d, h in enumerate(heads, start=1)]
+    return not any(a < c < b < d for a, b in arcs for c, d in arcs)
+
+
+def test_toy_static_oracle_rebuilds_projective_trees(toy_system):
+    labels = ["a", "b", "c"]
+    system = toy_system(labels=labels)
+    assert system.move_names == ["S", "L-a", "L-b", "L-c", "R-a", "R-b", "R-c"]
+    rng = numpy.random.default_rng(0)
+    rebuilt = 0
+    for _ in range(300):
+        n = int(rng.integers(1, 9))
+        heads = [0] * n
+        order = rng.permutation(n) + 1
+        for k, word in enumerate(order[1:], start=1):
+            heads[word - 1] = int(order[rng.integers(0, k)])
+        gold_labels = [int(x) for x in rng.integers(0, 3, size=n)]
+        if not is_projective(heads):
+            continue
+        state = system.new_state(heads, gold_labels)
+        for _ in range(2 * n):
+            state.apply(state.static_move())
+        assert state.is_final() and (state.heads, state.labels) == (heads, gold_labels)
+        rebuilt += 1
+    assert rebuilt > 50
+
+
+def test_toy_system_trains_and_parses_through_the_component(toy_system, tmp_path):
+    docs = sample_docs("train", limit=40)
+    examples = [Example(Doc(d.vocab, words=[t.text for t in d]), d) for d in docs]
+    nlp = make_nlp(system="toy_arc_standard")
+    assert nlp.get_pipe("nonmono_parser").moves.oracle == "static"
+    history = train(nlp, examples, epochs=4)
+    assert history[-1] < history[0]
+    texts = ["She gave the book to her brother yesterday .", "Hello", ""]
+    parsed = [nlp(text) for text in texts]
+    assert all(tree_ok(doc) for doc in parsed if len(doc))
+    nlp.to_disk(tmp_path / "toy")
+    reloaded = spacy.load(tmp_path / "toy")
+    for text, doc in zip(texts, parsed):
+        again = reloaded(text)
+        assert [(t.head.i, t.dep_) for t in again] == [(t.head.i, t.dep_) for t in doc]
