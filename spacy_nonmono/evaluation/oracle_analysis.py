@@ -168,12 +168,13 @@ def arc_move_effects(nlp, examples: Iterable) -> Dict[str, object]:
     parser = _nonmono_parser(nlp)
     counts = {"arc_moves": 0, "replacing": 0, "replacing_created_gold": 0,
               "replacing_harmful": 0, "words": 0}
-    names = parser.moves.move_names
+    system = parser.moves
+    kinds = [system.move_kind(m) for m in range(system.n_moves)]
 
     def observe(batch, active, moves):
         for b, move in zip(active, moves):
-            name = names[int(move)]
-            if not name.startswith(("L-", "R-")):
+            kind = kinds[int(move)]
+            if kind not in ("L", "R"):
                 continue
             state = batch.parse_state(int(b))
             gold = state.gold_heads
@@ -181,7 +182,7 @@ def arc_move_effects(nlp, examples: Iterable) -> Dict[str, object]:
             i, j = state.focus
             state.apply(int(move))
             after = state.heads
-            head, dep = (j, i) if name.startswith("L-") else (i, j)
+            head, dep = (j, i) if kind == "L" else (i, j)
             removed = [k for k in range(len(before)) if before[k] != -1 and before[k] != after[k]]
             counts["arc_moves"] += 1
             if removed:
