@@ -269,7 +269,11 @@ class NonMonoParser(TrainablePipe):
         parses = self.decoder.predict(self.model, self.moves, docs, spans)
         self.parse_counts["transitions"] += parses.transitions
         self.parse_counts["words"] += sum(end - start for _, start, end in spans)
-        names = self.labels
+        # Every sentence's root is labelled ROOT and no other word is: the
+        # label a system chose for the root arc is not used, and a label
+        # ROOT on an arc (only in pipelines trained before this rule) is
+        # written as the repair label.
+        names = [REPAIR_LABEL if label == ROOT_LABEL else label for label in self.labels]
         sentence_root = {}
         for (d, (sent_start, start, end)), h, l in zip(windows, parses.heads, parses.labels):
             doc_heads, doc_labels = results[d]
@@ -282,7 +286,7 @@ class NonMonoParser(TrainablePipe):
                     # The first window's root is the sentence's root...
                     sentence_root[(d, sent_start)] = token
                     doc_heads[token] = token
-                    doc_labels[token] = names[l[k]] if l[k] >= 0 else ROOT_LABEL
+                    doc_labels[token] = ROOT_LABEL
                 else:
                     # ...and the roots of later windows attach to it.
                     doc_heads[token] = sentence_root[(d, sent_start)]
@@ -323,13 +327,19 @@ class NonMonoParser(TrainablePipe):
                     reason = f"sentences longer than max_sentence_length={limit}"
                 elif any(h is None or not (start <= h < end) for h in heads[start:end]):
                     reason = "sentences with missing, misaligned or out-of-sentence heads"
-                elif any(not dep for dep in deps[start:end]):
-                    reason = "sentences with missing labels"
-                elif any(dep not in label_ids for dep in deps[start:end]):
-                    reason = "sentences with labels unknown to the component"
                 if reason is None:
                     sent_heads = [0 if h == start + k else h - start + 1
                                   for k, h in enumerate(heads[start:end])]
+                    # The root's label is not learned (it is always written
+                    # ROOT): -1 tells the oracle any label is right.
+                    arc_deps = [dep for dep, h in zip(deps[start:end], sent_heads) if h != 0]
+                    if any(not dep for dep in arc_deps):
+                        reason = "sentences with missing labels"
+                    elif ROOT_LABEL in arc_deps:
+                        reason = f"sentences with the label {ROOT_LABEL} on a word that is not the root"
+                    elif any(dep not in label_ids for dep in arc_deps):
+                        reason = "sentences with labels unknown to the component"
+                if reason is None:
                     try:
                         check_gold_tree(sent_heads)
                     except ValueError:
@@ -337,7 +347,8 @@ class NonMonoParser(TrainablePipe):
                 if reason is not None:
                     problems[reason] += 1
                     continue
-                yield d, start, end, sent_heads, [label_ids[dep] for dep in deps[start:end]]
+                yield d, start, end, sent_heads, [label_ids[dep] if h != 0 else -1
+                                                  for dep, h in zip(deps[start:end], sent_heads)]
 
     def update(
         self,
@@ -387,11 +398,14 @@ class NonMonoParser(TrainablePipe):
         training sentences that will be skipped."""
         validate_get_examples(get_examples, "NonMonoParser.initialize")
         if labels is None:
+            # Labels of arcs between words: the root is always written ROOT.
             found = set()
             for eg in get_examples():
                 if eg.reference.has_annotation("DEP"):
-                    found.update(token.dep_ for token in eg.reference if token.dep_)
+                    found.update(token.dep_ for token in eg.reference
+                                 if token.dep_ and token.head.i != token.i)
             labels = sorted(found)
+        labels = [label for label in labels if label != ROOT_LABEL]
         if not labels:
             raise ValueError(
                 f"No dependency labels found to initialize {self.name!r}: the training "

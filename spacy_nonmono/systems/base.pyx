@@ -49,8 +49,10 @@ cdef int token_row(const StateC* s, int k) noexcept nogil:
 
 
 cdef int label_error(const GoldC* gold, int head, int dep, int label) noexcept nogil:
-    """1 if head -> dep is a gold arc and `label` is not its gold label."""
-    return 1 if gold.heads[dep] == head and gold.labels[dep] != label else 0
+    """1 if head -> dep is a gold arc and `label` is not its gold label. A
+    gold label of -1 matches any label: the component gives the root arc no
+    label to learn, as the root is always written ROOT."""
+    return 1 if gold.heads[dep] == head and gold.labels[dep] >= 0 and gold.labels[dep] != label else 0
 
 
 class Option:

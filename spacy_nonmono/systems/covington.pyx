@@ -53,8 +53,7 @@ cdef int covington_monotonic_loss(const StateC* s, const GoldC* gold, int* scrat
         x = gold.heads[y]
         if s.heads[y] == x:
             graph[y] = x
-            if s.labels[y] != gold.labels[y]:
-                n_label_errors += 1
+            n_label_errors += label_error(gold, x, y, s.labels[y])
             continue
         left = x if x < y else y
         right = y if x < y else x

@@ -25,7 +25,7 @@ by branch-and-bound search (section 5).
 """
 from cymem.cymem cimport Pool
 
-from .base cimport StateC, GoldC, ParseState, alloc_state, copy_state
+from .base cimport StateC, GoldC, ParseState, alloc_state, copy_state, label_error
 from .base import Option
 from .covington cimport Covington, Focus, focus, SHIFT, NO_ARC, LEFT_ARC, RIGHT_ARC
 from ..graph.algorithms cimport (Digraph, cycle_visitor, digraph_from_heads, count_elementary_cycles,
@@ -76,7 +76,7 @@ cdef int _unreachable(const StateC* s, const GoldC* gold, int* to_build) noexcep
     for y in range(1, n + 1):
         x = gold.heads[y]
         to_build[y] = -1
-        if s.heads[y] == x and s.labels[y] == gold.labels[y]:
+        if s.heads[y] == x and not label_error(gold, x, y, s.labels[y]):
             continue
         left = x if x < y else y
         right = y if x < y else x
