@@ -1,8 +1,11 @@
 """spacy-nonmono: non-monotonic and non-projective transition-based
 dependency parsing as a spaCy component (`nonmono_parser`)."""
-from .registry import get_decoder, get_system
-from .models import build_parser_model
-from .pipeline import NonMonoParser, make_nonmono_parser
+from ._source_checkout import use_installed_copy
+
+if not use_installed_copy(__name__, __file__):
+    from .registry import get_decoder, get_system
+    from .models import build_parser_model
+    from .pipeline import NonMonoParser, make_nonmono_parser
 
 __version__ = "0.1.0"
 
