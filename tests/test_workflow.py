@@ -18,9 +18,11 @@ ROOT = Path(__file__).resolve().parents[1]
 TEST_CONLLU = ROOT / "assets" / "sample" / "en_ewt-sample-test.conllu"
 
 
-def cli(*args, cwd):
-    return subprocess.run([sys.executable, "-m", "spacy_nonmono", *map(str, args)],
-                          check=True, capture_output=True, text=True, cwd=cwd).stdout
+def cli(*args, cwd, check=True):
+    """stdout of a successful command; with check=False, the CompletedProcess."""
+    result = subprocess.run([sys.executable, "-m", "spacy_nonmono", *map(str, args)],
+                            check=check, capture_output=True, text=True, cwd=cwd)
+    return result.stdout if check else result
 
 
 @pytest.fixture(scope="module")
@@ -54,18 +56,103 @@ def test_evaluate_command(tiny_pipeline, tmp_path):
         assert heads.count(0) == 1
 
 
+def test_evaluate_skip_invalid(tiny_pipeline, tmp_path):
+    """Invalid gold stops evaluate; with --skip-invalid the sentence is left
+    out, with a warning, and counted in the report and the JSON."""
+    two_roots = ("# sent_id = bad\n1\ta\t_\t_\t_\t_\t0\troot\t_\t_\n"
+                 "2\tb\t_\t_\t_\t_\t0\troot\t_\t_\n\n")
+    text = TEST_CONLLU.read_text(encoding="utf8")
+    gold = tmp_path / "gold.conllu"
+    gold.write_text(text + two_roots, encoding="utf8")
+    bad_line = len(text.split("\n"))   # the line after the sample's last line
+    result = cli("evaluate", tiny_pipeline, gold, cwd=tmp_path, check=False)
+    assert result.returncode == 2
+    assert result.stderr.strip() == (
+        f"error: {gold}:{bad_line}: sentence (sent_id = bad) is not a tree: "
+        "Gold tree must have exactly one root, found 2: words [1, 2].")
+    result = cli("evaluate", tiny_pipeline, gold, "--skip-invalid", "--json", "scores.json",
+                 cwd=tmp_path, check=False)
+    assert result.returncode == 0, result.stderr
+    assert result.stderr.startswith(f"warning: skipped {gold}:{bad_line}: sentence (sent_id = bad)")
+    assert "sentences: 120 " in result.stdout and "skipped (invalid gold): 1" in result.stdout
+    scores = json.loads((tmp_path / "scores.json").read_text())
+    assert scores["sentences"] == 120 and scores["skipped_sentences"] == 1
+
+
 def test_speed_command(tiny_pipeline, tmp_path):
     copy = tmp_path / "copy"
     shutil.copytree(tiny_pipeline, copy)
     output = cli("speed", tiny_pipeline, copy, "--gold", TEST_CONLLU, "--runs", "1", cwd=tmp_path)
     lines = output.strip().splitlines()
     assert "words/s" in lines[-3] and "transitions/word" in lines[-3]
-    for line, ratio in ((lines[-2], "1.00x"), (lines[-1], "x")):
-        *_, median_ratio, _, best_ratio, per_word = line.split()
-        assert median_ratio.endswith(ratio) and best_ratio.endswith(ratio)
-        # Covington shifts every word once, and both copies parse alike.
-        assert float(per_word) >= 1.0
-    assert lines[-2].split()[-1] == lines[-1].split()[-1]
+    rows = {}
+    for line in lines[-2:]:
+        name, median, median_ratio, best, best_ratio, per_word = line.split()
+        assert median_ratio.endswith("x") and best_ratio.endswith("x")
+        rows[name] = [float(median.replace(",", "")), float(median_ratio[:-1]),
+                      float(best.replace(",", "")), float(best_ratio[:-1]), float(per_word)]
+        assert all(value > 0 for value in rows[name]), line
+    first, second = rows[str(tiny_pipeline)], rows[str(copy)]
+    # The first pipeline is the reference: its ratios are 1; the other's ratio
+    # is its words/s over the reference's (to the printed precision).
+    assert first[1] == first[3] == 1.0
+    assert second[1] == pytest.approx(second[0] / first[0], abs=0.01)
+    assert second[3] == pytest.approx(second[2] / first[2], abs=0.01)
+    # Covington shifts every word once, and both copies parse alike.
+    assert first[4] >= 1.0 and first[4] == second[4]
+
+
+def write_corpus(path, docs):
+    from spacy.tokens import DocBin
+
+    DocBin(docs=docs).to_disk(path)
+    return path
+
+
+def test_arc_moves_refuses_a_monotonic_pipeline(tiny_pipeline, tmp_path):
+    from test_pipeline import sample_docs
+
+    corpus = write_corpus(tmp_path / "dev.spacy", sample_docs("dev", limit=5))
+    result = cli("arc-moves", tiny_pipeline, corpus, cwd=tmp_path, check=False)
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert result.stderr.strip() == (
+        f"error: {tiny_pipeline} uses system 'covington', which never replaces an arc: "
+        "arc-moves has nothing to report (it needs covington_nm)")
+
+
+def test_arc_moves_parse_the_gold_words(tmp_path):
+    """arc-moves runs the parser on the gold words: a doc whose text the
+    tokenizer would split differently ("NewYork") is analysed, not dropped
+    as misaligned, and the command runs on a covington_nm pipeline."""
+    from test_pipeline import SMALL_MODEL, sample_docs
+
+    from spacy_nonmono.cli.oracle import arc_move_examples
+    from spacy_nonmono.evaluation.oracle_analysis import arc_move_effects
+
+    nlp = spacy.blank("en")
+    parser = nlp.add_pipe("nonmono_parser", config={"model": SMALL_MODEL, "system": "covington_nm"})
+    golds = sample_docs("dev", limit=10)
+    glued = Doc(nlp.vocab, words=["I", "love", "New", "York"], spaces=[True, True, False, False],
+                heads=[1, 1, 3, 1], deps=["nsubj", "ROOT", "compound", "obj"])
+    assert len(nlp.make_doc(glued.text)) == 3   # "NewYork": re-tokenizing would misalign
+    corpus = write_corpus(tmp_path / "dev.spacy", golds + [glued])
+    train = [Example(Doc(nlp.vocab, words=[t.text for t in d]), d)
+             for d in sample_docs("train", limit=20) + golds + [glued]]   # all labels known
+    optimizer = nlp.initialize(lambda: train)
+    for _ in range(5):
+        nlp.update(train, sgd=optimizer)
+    examples = arc_move_examples(nlp, corpus)
+    assert [[t.text for t in eg.predicted] for eg in examples] == \
+        [[t.text for t in d] for d in golds + [glued]]
+    assert all(eg.predicted.text == eg.reference.text for eg in examples)
+    parser.gold_problems.clear()
+    counts = arc_move_effects(nlp, examples)
+    assert not parser.gold_problems, parser.gold_problems
+    assert counts["words"] == sum(len(d) for d in golds) + 4 and counts["arc_moves"] > 0
+    nlp.to_disk(tmp_path / "nm")
+    output = cli("arc-moves", tmp_path / "nm", corpus, "--output", "moves.json", cwd=tmp_path)
+    assert "| dev.spacy | nm |" in output
+    assert json.loads((tmp_path / "moves.json").read_text())["arc_moves"] == counts["arc_moves"]
 
 
 def test_parse_counts(tiny_pipeline):
