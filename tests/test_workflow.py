@@ -179,13 +179,21 @@ def test_comparison_table_and_plots(tmp_path):
         ("tb", "covington-dynamic"): {"dev": fake_scores(71), "test": fake_scores(69),
                                       "words_per_second": 900.0, "best_words_per_second": 1200.0,
                                       "transitions_per_word": 3.125},
+        ("tb", "udpipe"): {"dev": fake_scores(60), "test": fake_scores(58)},
     }
-    table = comparison_table(results, ["tb"], ["spacy_parser", "covington-dynamic"])
-    assert ("| tb | spacy_parser | 75.00 | 70.00 | 73.00 | 68.00 | 63.00 | 68.00 (2) "
-            "| 1,000 | 1.00x | 1.00x | n/a |") in table
-    assert table.splitlines()[-1].endswith("| 900 | 0.90x | 1.00x | 3.12 |")
+    systems = ["spacy_parser", "covington-dynamic", "udpipe"]
+    table = comparison_table(results, ["tb"], systems)
+    header, _, *rows = table.splitlines()
+    # Dev chose the checkpoints: its columns say so.
+    assert "| dev UAS (selection) | dev LAS (selection) | test UAS |" in header
+    assert rows[0] == ("| tb | spacy_parser | 75.00 | 70.00 | 73.00 | 68.00 | 63.00 | 68.00 (2) "
+                       "| 1,000 | 1.00x | 1.00x | n/a |")
+    assert rows[1].endswith("| 900 | 0.90x | 1.00x | 3.12 |")
+    # UDPipe is named for what it runs; without speed numbers its cells say n/a.
+    assert rows[2].startswith("| tb | udpipe (Parsito swap, forms only) | 65.00 |")
+    assert rows[2].endswith("| n/a | n/a | n/a | n/a |")
     pytest.importorskip("matplotlib")
-    written = write_plots(results, ["tb"], ["spacy_parser", "covington-dynamic"], tmp_path)
+    written = write_plots(results, ["tb"], systems, tmp_path)
     assert [p.name for p in written] == ["las_by_length.png", "las_by_projectivity.png"]
     assert all(p.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" for p in written)
 
@@ -208,3 +216,29 @@ def test_project_commands_parse():
             args = parser.parse_args(words[3:])
             assert args.ud_dir == Path(config["vars"]["ud_dir"])
             assert (args.ud_dir if args.ud_dir.is_absolute() else ROOT / args.ud_dir).exists()
+
+
+def test_udpipe_parses_without_conllu_io(tmp_path):
+    """UDPipe (swap system) trains on a few sentences; its timed `run` is the
+    parse alone and gives the trees UDPipe's own CoNLL-U pipeline gives."""
+    udpipe = pytest.importorskip("ufal.udpipe")
+    import conllu
+
+    from spacy_nonmono.evaluation.udpipe import UDPipeParser, blank_parse, train_udpipe
+
+    train = ROOT / "assets" / "sample" / "en_ewt-sample-train.conllu"
+    blocks = train.read_text(encoding="utf8").split("\n\n")
+    small = tmp_path / "small.conllu"
+    small.write_text("\n\n".join(blocks[:40]) + "\n\n", encoding="utf8")
+    parser = UDPipeParser(train_udpipe(small, small, tmp_path / "udpipe", iterations=1))
+    sentences = read_conllu(TEST_CONLLU)[:30]
+    trees = parser.parse(sentences)
+    assert [len(heads) for heads, _ in trees] == [len(gold_tree(s)[0]) for s in sentences]
+    pipeline = udpipe.Pipeline(parser.model, "conllu", udpipe.Pipeline.NONE,
+                               udpipe.Pipeline.DEFAULT, "conllu")
+    output = pipeline.process(blank_parse(sentences), udpipe.ProcessingError())
+    assert trees == [gold_tree(s) for s in conllu.parse(output)]
+    prepared = parser.prepare(sentences)   # UDPipe sentences, no CoNLL-U left to read
+    assert isinstance(prepared, list) and isinstance(prepared[0], udpipe.Sentence)
+    parser.run(prepared)
+    assert [[w.head for w in s.words][1:] for s in prepared] == [heads for heads, _ in trees]
