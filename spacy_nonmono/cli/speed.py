@@ -34,6 +34,8 @@ def run(args) -> int:
         if name.endswith(".udpipe"):
             from ..evaluation.udpipe import UDPipeParser
 
+            if not Path(name).is_file():
+                raise InputError(f"{name}: no such UDPipe model")
             timers[name] = UDPipeParser(name)
         else:
             timers[name] = SpacyTimer(load_pipeline(name))
