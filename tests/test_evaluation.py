@@ -119,3 +119,11 @@ def test_multiword_tokens_and_empty_nodes_need_no_head(gold_path):
     """Only syntactic words must have an integer HEAD and a DEPREL."""
     sentences, skipped = read_gold(gold_path)
     assert len(sentences) == 2 and skipped == []
+
+
+def test_byte_order_mark_and_crlf_are_read(gold_path, tmp_path):
+    """Windows-style files (BOM, CRLF line ends) read like plain ones."""
+    path = tmp_path / "bom.conllu"
+    path.write_bytes(b"\xef\xbb\xbf" + GOLD.replace("\n", "\r\n").encode("utf8"))
+    assert [gold_tree(s) for s in read_conllu(path)] == \
+        [gold_tree(s) for s in read_conllu(gold_path)]

@@ -71,7 +71,7 @@ def _text_lines(path: Path) -> List[str]:
         raise ConlluError(path, "is a .spacy corpus; this needs a CoNLL-U file (.conllu)")
     data = path.read_bytes()
     try:
-        text = data.decode("utf8")
+        text = data.decode("utf-8-sig")   # a byte order mark is no reason to fail
         bad = data.find(b"\0")
     except UnicodeDecodeError as e:
         bad = e.start
