@@ -8,4 +8,4 @@ import sys  # noqa: E402
 
 from .cli import main  # noqa: E402
 
-sys.exit(main())
+sys.exit(main(prog="python -m spacy_nonmono"))

@@ -2,7 +2,7 @@
 import pytest
 import spacy
 
-from spacy_nonmono.evaluation import evaluate_trees, read_conllu, write_conllu
+from spacy_nonmono.evaluation import ConlluError, evaluate_trees, read_conllu, read_gold, write_conllu
 from spacy_nonmono.evaluation.conllu_eval import gold_tree, is_projective, sentence_doc
 
 GOLD = """# sent_id = 1
@@ -55,6 +55,7 @@ def test_scores_by_hand(gold_path):
     assert by_length["2"]["uas"] == pytest.approx(100.0)
     assert by_length["2"]["las"] == pytest.approx(200 / 3)
     assert by_length["3-6"] == {"uas": 0.0, "las": 0.0, "words": 1}
+    assert by_length["7+"] == {"uas": 0.0, "las": 0.0, "words": 0}
     labels = scores["labels"]
     assert labels["nsubj"]["f1"] == pytest.approx(100.0)
     assert labels["det"]["f1"] == 0.0 and labels["det"]["gold"] == 1
@@ -72,10 +73,14 @@ def test_write_and_read_back(gold_path, tmp_path):
     assert [t["id"] for t in again[0]][0] == (1, "-", 2)
     assert any(t["id"] == (3, ".", 1) for t in again[1])
     assert [t["lemma"] for t in again[1]] == [t["lemma"] for t in sentences[1]]
+    # The predictions read back score against gold exactly as written.
+    gold = [gold_tree(s) for s in sentences]
+    read_back = evaluate_trees(gold, [gold_tree(s) for s in again]).to_dict()
+    assert read_back == evaluate_trees(gold, PREDICTED).to_dict()
+    assert read_back["las"] == pytest.approx(62.5)
     # Gold evaluated against itself is perfect.
-    perfect = evaluate_trees([gold_tree(s) for s in sentences], [gold_tree(s) for s in again])
-    assert perfect.to_dict()["las"] < 100.0
-    assert evaluate_trees(PREDICTED, [gold_tree(s) for s in again]).to_dict()["las"] == 100.0
+    perfect = evaluate_trees(gold, gold).to_dict()
+    assert perfect["uas"] == perfect["las"] == perfect["clas"] == 100.0
 
 
 def test_sentence_doc_spacing(gold_path):
@@ -90,3 +95,35 @@ def test_projectivity():
     assert not is_projective([3, 4, 0, 1])
     # An arc crossing the root arc counts as non-projective.
     assert not is_projective([3, 0, 2])
+
+
+def test_read_gold_names_and_skips_invalid_trees(gold_path, tmp_path):
+    """Sentences keep their first line; an invalid tree is an error naming
+    file, line and sent_id, or with skip_invalid is left out and returned."""
+    cycle = ("# sent_id = 3\n1\ta\t_\t_\t_\t_\t2\tdep\t_\t_\n"
+             "2\tb\t_\t_\t_\t_\t1\tdep\t_\t_\n\n")
+    path = tmp_path / "cycle.conllu"
+    path.write_text(GOLD + cycle, encoding="utf8")
+    assert [s.first_line for s in read_conllu(gold_path)] == [1, 9]
+    with pytest.raises(ConlluError) as error:
+        read_gold(path)
+    assert (error.value.path, error.value.line) == (path, 17)
+    assert error.value.problem.startswith("sentence (sent_id = 3) is not a tree: ")
+    assert str(error.value).startswith(f"{path}:17: sentence (sent_id = 3)")
+    sentences, skipped = read_gold(path, skip_invalid=True)
+    assert [s.metadata["sent_id"] for s in sentences] == ["1", "2"]
+    assert [e.line for e in skipped] == [17]
+
+
+def test_multiword_tokens_and_empty_nodes_need_no_head(gold_path):
+    """Only syntactic words must have an integer HEAD and a DEPREL."""
+    sentences, skipped = read_gold(gold_path)
+    assert len(sentences) == 2 and skipped == []
+
+
+def test_byte_order_mark_and_crlf_are_read(gold_path, tmp_path):
+    """Windows-style files (BOM, CRLF line ends) read like plain ones."""
+    path = tmp_path / "bom.conllu"
+    path.write_bytes(b"\xef\xbb\xbf" + GOLD.replace("\n", "\r\n").encode("utf8"))
+    assert [gold_tree(s) for s in read_conllu(path)] == \
+        [gold_tree(s) for s in read_conllu(gold_path)]

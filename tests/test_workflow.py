@@ -18,9 +18,11 @@ ROOT = Path(__file__).resolve().parents[1]
 TEST_CONLLU = ROOT / "assets" / "sample" / "en_ewt-sample-test.conllu"
 
 
-def cli(*args, cwd):
-    return subprocess.run([sys.executable, "-m", "spacy_nonmono", *map(str, args)],
-                          check=True, capture_output=True, text=True, cwd=cwd).stdout
+def cli(*args, cwd, check=True):
+    """stdout of a successful command; with check=False, the CompletedProcess."""
+    result = subprocess.run([sys.executable, "-m", "spacy_nonmono", *map(str, args)],
+                            check=check, capture_output=True, text=True, cwd=cwd)
+    return result.stdout if check else result
 
 
 @pytest.fixture(scope="module")
@@ -54,18 +56,103 @@ def test_evaluate_command(tiny_pipeline, tmp_path):
         assert heads.count(0) == 1
 
 
+def test_evaluate_skip_invalid(tiny_pipeline, tmp_path):
+    """Invalid gold stops evaluate; with --skip-invalid the sentence is left
+    out, with a warning, and counted in the report and the JSON."""
+    two_roots = ("# sent_id = bad\n1\ta\t_\t_\t_\t_\t0\troot\t_\t_\n"
+                 "2\tb\t_\t_\t_\t_\t0\troot\t_\t_\n\n")
+    text = TEST_CONLLU.read_text(encoding="utf8")
+    gold = tmp_path / "gold.conllu"
+    gold.write_text(text + two_roots, encoding="utf8")
+    bad_line = len(text.split("\n"))   # the line after the sample's last line
+    result = cli("evaluate", tiny_pipeline, gold, cwd=tmp_path, check=False)
+    assert result.returncode == 2
+    assert result.stderr.strip() == (
+        f"error: {gold}:{bad_line}: sentence (sent_id = bad) is not a tree: "
+        "Gold tree must have exactly one root, found 2: words [1, 2].")
+    result = cli("evaluate", tiny_pipeline, gold, "--skip-invalid", "--json", "scores.json",
+                 cwd=tmp_path, check=False)
+    assert result.returncode == 0, result.stderr
+    assert result.stderr.startswith(f"warning: skipped {gold}:{bad_line}: sentence (sent_id = bad)")
+    assert "sentences: 120 " in result.stdout and "skipped (invalid gold): 1" in result.stdout
+    scores = json.loads((tmp_path / "scores.json").read_text())
+    assert scores["sentences"] == 120 and scores["skipped_sentences"] == 1
+
+
 def test_speed_command(tiny_pipeline, tmp_path):
     copy = tmp_path / "copy"
     shutil.copytree(tiny_pipeline, copy)
     output = cli("speed", tiny_pipeline, copy, "--gold", TEST_CONLLU, "--runs", "1", cwd=tmp_path)
     lines = output.strip().splitlines()
     assert "words/s" in lines[-3] and "transitions/word" in lines[-3]
-    for line, ratio in ((lines[-2], "1.00x"), (lines[-1], "x")):
-        *_, median_ratio, _, best_ratio, per_word = line.split()
-        assert median_ratio.endswith(ratio) and best_ratio.endswith(ratio)
-        # Covington shifts every word once, and both copies parse alike.
-        assert float(per_word) >= 1.0
-    assert lines[-2].split()[-1] == lines[-1].split()[-1]
+    rows = {}
+    for line in lines[-2:]:
+        name, median, median_ratio, best, best_ratio, per_word = line.split()
+        assert median_ratio.endswith("x") and best_ratio.endswith("x")
+        rows[name] = [float(median.replace(",", "")), float(median_ratio[:-1]),
+                      float(best.replace(",", "")), float(best_ratio[:-1]), float(per_word)]
+        assert all(value > 0 for value in rows[name]), line
+    first, second = rows[str(tiny_pipeline)], rows[str(copy)]
+    # The first pipeline is the reference: its ratios are 1; the other's ratio
+    # is its words/s over the reference's (to the printed precision).
+    assert first[1] == first[3] == 1.0
+    assert second[1] == pytest.approx(second[0] / first[0], abs=0.01)
+    assert second[3] == pytest.approx(second[2] / first[2], abs=0.01)
+    # Covington shifts every word once, and both copies parse alike.
+    assert first[4] >= 1.0 and first[4] == second[4]
+
+
+def write_corpus(path, docs):
+    from spacy.tokens import DocBin
+
+    DocBin(docs=docs).to_disk(path)
+    return path
+
+
+def test_arc_moves_refuses_a_monotonic_pipeline(tiny_pipeline, tmp_path):
+    from test_pipeline import sample_docs
+
+    corpus = write_corpus(tmp_path / "dev.spacy", sample_docs("dev", limit=5))
+    result = cli("arc-moves", tiny_pipeline, corpus, cwd=tmp_path, check=False)
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert result.stderr.strip() == (
+        f"error: {tiny_pipeline} uses system 'covington', which never replaces an arc: "
+        "arc-moves has nothing to report (it needs covington_nm)")
+
+
+def test_arc_moves_parse_the_gold_words(tmp_path):
+    """arc-moves runs the parser on the gold words: a doc whose text the
+    tokenizer would split differently ("NewYork") is analysed, not dropped
+    as misaligned, and the command runs on a covington_nm pipeline."""
+    from test_pipeline import SMALL_MODEL, sample_docs
+
+    from spacy_nonmono.cli.oracle import arc_move_examples
+    from spacy_nonmono.evaluation.oracle_analysis import arc_move_effects
+
+    nlp = spacy.blank("en")
+    parser = nlp.add_pipe("nonmono_parser", config={"model": SMALL_MODEL, "system": "covington_nm"})
+    golds = sample_docs("dev", limit=10)
+    glued = Doc(nlp.vocab, words=["I", "love", "New", "York"], spaces=[True, True, False, False],
+                heads=[1, 1, 3, 1], deps=["nsubj", "ROOT", "compound", "obj"])
+    assert len(nlp.make_doc(glued.text)) == 3   # "NewYork": re-tokenizing would misalign
+    corpus = write_corpus(tmp_path / "dev.spacy", golds + [glued])
+    train = [Example(Doc(nlp.vocab, words=[t.text for t in d]), d)
+             for d in sample_docs("train", limit=20) + golds + [glued]]   # all labels known
+    optimizer = nlp.initialize(lambda: train)
+    for _ in range(5):
+        nlp.update(train, sgd=optimizer)
+    examples = arc_move_examples(nlp, corpus)
+    assert [[t.text for t in eg.predicted] for eg in examples] == \
+        [[t.text for t in d] for d in golds + [glued]]
+    assert all(eg.predicted.text == eg.reference.text for eg in examples)
+    parser.gold_problems.clear()
+    counts = arc_move_effects(nlp, examples)
+    assert not parser.gold_problems, parser.gold_problems
+    assert counts["words"] == sum(len(d) for d in golds) + 4 and counts["arc_moves"] > 0
+    nlp.to_disk(tmp_path / "nm")
+    output = cli("arc-moves", tmp_path / "nm", corpus, "--output", "moves.json", cwd=tmp_path)
+    assert "| dev.spacy | nm |" in output
+    assert json.loads((tmp_path / "moves.json").read_text())["arc_moves"] == counts["arc_moves"]
 
 
 def test_parse_counts(tiny_pipeline):
@@ -92,13 +179,21 @@ def test_comparison_table_and_plots(tmp_path):
         ("tb", "covington-dynamic"): {"dev": fake_scores(71), "test": fake_scores(69),
                                       "words_per_second": 900.0, "best_words_per_second": 1200.0,
                                       "transitions_per_word": 3.125},
+        ("tb", "udpipe"): {"dev": fake_scores(60), "test": fake_scores(58)},
     }
-    table = comparison_table(results, ["tb"], ["spacy_parser", "covington-dynamic"])
-    assert ("| tb | spacy_parser | 75.00 | 70.00 | 73.00 | 68.00 | 63.00 | 68.00 (2) "
-            "| 1,000 | 1.00x | 1.00x | n/a |") in table
-    assert table.splitlines()[-1].endswith("| 900 | 0.90x | 1.00x | 3.12 |")
+    systems = ["spacy_parser", "covington-dynamic", "udpipe"]
+    table = comparison_table(results, ["tb"], systems)
+    header, _, *rows = table.splitlines()
+    # Dev chose the checkpoints: its columns say so.
+    assert "| dev UAS (selection) | dev LAS (selection) | test UAS |" in header
+    assert rows[0] == ("| tb | spacy_parser | 75.00 | 70.00 | 73.00 | 68.00 | 63.00 | 68.00 (2) "
+                       "| 1,000 | 1.00x | 1.00x | n/a |")
+    assert rows[1].endswith("| 900 | 0.90x | 1.00x | 3.12 |")
+    # UDPipe is named for what it runs; without speed numbers its cells say n/a.
+    assert rows[2].startswith("| tb | udpipe (Parsito swap, forms only) | 65.00 |")
+    assert rows[2].endswith("| n/a | n/a | n/a | n/a |")
     pytest.importorskip("matplotlib")
-    written = write_plots(results, ["tb"], ["spacy_parser", "covington-dynamic"], tmp_path)
+    written = write_plots(results, ["tb"], systems, tmp_path)
     assert [p.name for p in written] == ["las_by_length.png", "las_by_projectivity.png"]
     assert all(p.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" for p in written)
 
@@ -121,3 +216,29 @@ def test_project_commands_parse():
             args = parser.parse_args(words[3:])
             assert args.ud_dir == Path(config["vars"]["ud_dir"])
             assert (args.ud_dir if args.ud_dir.is_absolute() else ROOT / args.ud_dir).exists()
+
+
+def test_udpipe_parses_without_conllu_io(tmp_path):
+    """UDPipe (swap system) trains on a few sentences; its timed `run` is the
+    parse alone and gives the trees UDPipe's own CoNLL-U pipeline gives."""
+    udpipe = pytest.importorskip("ufal.udpipe")
+    import conllu
+
+    from spacy_nonmono.evaluation.udpipe import UDPipeParser, blank_parse, train_udpipe
+
+    train = ROOT / "assets" / "sample" / "en_ewt-sample-train.conllu"
+    blocks = train.read_text(encoding="utf8").split("\n\n")
+    small = tmp_path / "small.conllu"
+    small.write_text("\n\n".join(blocks[:40]) + "\n\n", encoding="utf8")
+    parser = UDPipeParser(train_udpipe(small, small, tmp_path / "udpipe", iterations=1))
+    sentences = read_conllu(TEST_CONLLU)[:30]
+    trees = parser.parse(sentences)
+    assert [len(heads) for heads, _ in trees] == [len(gold_tree(s)[0]) for s in sentences]
+    pipeline = udpipe.Pipeline(parser.model, "conllu", udpipe.Pipeline.NONE,
+                               udpipe.Pipeline.DEFAULT, "conllu")
+    output = pipeline.process(blank_parse(sentences), udpipe.ProcessingError())
+    assert trees == [gold_tree(s) for s in conllu.parse(output)]
+    prepared = parser.prepare(sentences)   # UDPipe sentences, no CoNLL-U left to read
+    assert isinstance(prepared, list) and isinstance(prepared[0], udpipe.Sentence)
+    parser.run(prepared)
+    assert [[w.head for w in s.words][1:] for s in prepared] == [heads for heads, _ in trees]

@@ -6,10 +6,10 @@ on dev and test (gold tokens and sentences, punctuation included) and timed
 side by side in one process; the first system (spaCy's own parser by
 default) is the reference of the speed ratio.
 """
-import argparse
 from pathlib import Path
 
 from . import workflow
+from .common import RawHelpFormatter
 
 
 def add_parser(commands) -> None:
@@ -17,7 +17,7 @@ def add_parser(commands) -> None:
         "benchmark",
         help="Train systems on a UD treebank; print dev/test UAS/LAS and words/s.",
         description=__doc__,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=RawHelpFormatter,
     )
     p.add_argument("treebank_dir", type=Path,
                    help="Folder with *-{train,dev,test}.conllu (a UD treebank)")

@@ -2,28 +2,39 @@
 import json
 from pathlib import Path
 
+from .common import HelpFormatter, load_pipeline, warn
+
 
 def add_parser(commands) -> None:
     p = commands.add_parser(
         "evaluate",
         help="Parse gold-tokenized CoNLL-U with a pipeline; print UAS/LAS/CLAS tables.",
         description=__doc__ + "\nScores follow the CoNLL 2018 evaluation: all syntactic words, "
-        "punctuation included, universal labels; gold tokens and sentences.",
+        "punctuation included, universal labels; gold tokens and sentences.\n"
+        "The gold file is checked first: malformed CoNLL-U, and gold heads that are not a "
+        "single-rooted tree, are an error (exit status 2) naming the file and line.",
+        formatter_class=HelpFormatter,
     )
     p.add_argument("pipeline", help="Pipeline folder or package name (spacy.load)")
     p.add_argument("gold", type=Path, help="Gold CoNLL-U file")
-    p.add_argument("--output", type=Path, default=None, help="Write predictions as CoNLL-U here")
+    p.add_argument("--output", type=Path, default=None,
+                   help="Write predictions as CoNLL-U here (the scored sentences)")
     p.add_argument("--json", type=Path, default=None, help="Write the scores as JSON here")
+    p.add_argument("--skip-invalid", action="store_true",
+                   help="Skip gold sentences whose heads are not a tree (one warning each, "
+                   "the count in the report and the JSON) instead of stopping")
     p.set_defaults(run=run)
 
 
 def run(args) -> int:
-    import spacy
+    from ..evaluation import evaluate_sentences, read_gold
 
-    from ..evaluation import evaluate_pipeline
-
-    nlp = spacy.load(args.pipeline)
-    evaluation = evaluate_pipeline(nlp, args.gold, args.output)
+    # The gold file first: its errors are no reason to wait for a pipeline to load.
+    sentences, skipped = read_gold(args.gold, skip_invalid=args.skip_invalid)
+    for error in skipped:
+        warn(f"skipped {error}")
+    nlp = load_pipeline(args.pipeline)
+    evaluation = evaluate_sentences(nlp, sentences, args.output, skipped=len(skipped))
     print(evaluation.to_table())
     if args.json:
         args.json.write_text(json.dumps(evaluation.to_dict(), indent=2))

@@ -3,6 +3,9 @@ oracle (paper Table 1) and parser (paper section 6.3)."""
 import json
 from pathlib import Path
 
+from ..configs import config_path
+from .common import HelpFormatter, InputError, check_spacy_corpus, load_pipeline
+
 # The paper's Table 1 averages (relative difference of each bound to the loss).
 PAPER_RELATIVE_DIFFERENCE = {"lower": 0.00355, "pc_upper": 0.00176, "upper": 0.01513}
 
@@ -15,14 +18,16 @@ def add_parser(commands) -> None:
         "each of the first N training transitions, computes the lower, pc_upper and upper "
         "bounds and the exact loss (branch and bound). Prints the averages and the mean "
         "relative difference |bound - exact| / exact over configurations with a loss.",
+        formatter_class=HelpFormatter,
     )
     add_training_arguments(p)
     p.add_argument("--loss", default="upper", choices=("lower", "pc_upper", "upper"),
                    help="Loss the oracle trains with (decides which states are visited)")
-    p.add_argument("--transitions", type=int, default=100000)
+    p.add_argument("--transitions", type=int, default=100000,
+                   help="Training transitions to analyse")
     p.add_argument("--max-nodes", type=int, default=100000,
                    help="Branch-and-bound budget per configuration")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=int, default=0, help="Training seed (system.seed)")
     p.set_defaults(run=run_bounds)
 
     p = commands.add_parser(
@@ -31,10 +36,12 @@ def add_parser(commands) -> None:
         description="Trains covington_nm from CONFIG on TRAIN with each loss for the same "
         "number of updates (same seed, same batches) and prints seconds per update and "
         "microseconds per transition, with the ratio to the first loss.",
+        formatter_class=HelpFormatter,
     )
     add_training_arguments(p)
-    p.add_argument("--losses", default="lower,pc_upper,upper")
-    p.add_argument("--steps", type=int, default=100)
+    p.add_argument("--losses", default="lower,pc_upper,upper",
+                   help="Comma-separated losses to time; the first is the ratio's reference")
+    p.add_argument("--steps", type=int, default=100, help="Training updates timed per loss")
     p.set_defaults(run=run_timing)
 
     p = commands.add_parser(
@@ -42,10 +49,12 @@ def add_parser(commands) -> None:
         help="What a trained covington_nm parser's arc moves do (paper section 6.3)",
         description="Runs the trained parser greedily over gold sentences and reports the "
         "share of arc moves that replaced an existing arc, and of those, how many created "
-        "a gold arc and how many were harmful (removed a gold arc, created a wrong one).",
+        "a gold arc and how many were harmful (removed a gold arc, created a wrong one). "
+        "Only covington_nm replaces arcs: other pipelines are an error (exit status 2).",
+        formatter_class=HelpFormatter,
     )
-    p.add_argument("pipeline", type=Path)
-    p.add_argument("gold", type=Path, help="Gold data (.spacy)")
+    p.add_argument("pipeline", type=Path, help="Trained covington_nm pipeline folder")
+    p.add_argument("gold", type=Path, help="Gold data (.spacy corpus, e.g. from workflow convert)")
     p.add_argument("--output", type=Path, help="Write the numbers as JSON here")
     p.set_defaults(run=run_arc_moves)
 
@@ -53,7 +62,8 @@ def add_parser(commands) -> None:
 def add_training_arguments(p) -> None:
     """What the commands that train covington_nm read and write."""
     p.add_argument("train", type=Path, help="Training data (.spacy)")
-    p.add_argument("--config", type=Path, default=Path("configs/covington.cfg"))
+    p.add_argument("--config", type=Path, default=config_path("covington.cfg"),
+                   help="Training config")
     p.add_argument("--output", type=Path, help="Write the numbers as JSON here")
 
 
@@ -92,6 +102,7 @@ def _write_json(path, data) -> None:
 def run_timing(args) -> int:
     from ..evaluation.oracle_analysis import training_time
 
+    check_training_inputs(args)
     losses = [name.strip() for name in args.losses.split(",") if name.strip()]
     results = {}
     print("| loss | s / update | transitions | us / transition | ratio (per update) |")
@@ -121,6 +132,7 @@ def arc_moves_table(results) -> str:
 def run_bounds(args) -> int:
     from ..evaluation.oracle_analysis import bound_tightness
 
+    check_training_inputs(args)
     overrides = training_overrides(args.train, args.loss, args.seed)
     print(f"Following training of covington_nm ({args.loss}) on {args.train} "
           f"for {args.transitions} transitions", flush=True)
@@ -135,17 +147,54 @@ def run_bounds(args) -> int:
     return 0
 
 
-def run_arc_moves(args) -> int:
-    import spacy
-    from spacy.tokens import DocBin
+def check_training_inputs(args) -> None:
+    check_spacy_corpus(args.train)
+    if not args.config.is_file():
+        raise InputError(f"{args.config}: no such config file")
+
+
+# Systems whose arc moves can replace an existing arc; arc-moves reports on those.
+NON_MONOTONIC_SYSTEMS = ("covington_nm",)
+
+
+def check_arc_moves_pipeline(nlp, name) -> None:
+    """arc-moves measures arc replacements: a pipeline without a
+    non-monotonic nonmono_parser has none to report, which is an InputError
+    rather than a table of zeros."""
+    from ..pipeline.parser import NonMonoParser
+
+    parsers = [pipe for _, pipe in nlp.pipeline if isinstance(pipe, NonMonoParser)]
+    if not parsers:
+        raise InputError(f"{name} has no nonmono_parser: arc-moves has nothing to report")
+    system = parsers[0].cfg["system"]
+    if system not in NON_MONOTONIC_SYSTEMS:
+        raise InputError(f"{name} uses system {system!r}, which never replaces an arc: "
+                         f"arc-moves has nothing to report (it needs {', '.join(NON_MONOTONIC_SYSTEMS)})")
+
+
+def arc_move_examples(nlp, corpus: Path):
+    """Examples of the gold docs of a .spacy corpus, each with a predicted
+    doc of the same words, spaces and sentence starts (no re-tokenization,
+    so no sentence is lost to misalignment)."""
+    from spacy.tokens import Doc, DocBin
     from spacy.training import Example
 
+    examples = []
+    for gold in DocBin().from_disk(corpus).get_docs(nlp.vocab):
+        predicted = Doc(nlp.vocab, words=[t.text for t in gold],
+                        spaces=[bool(t.whitespace_) for t in gold],
+                        sent_starts=[t.is_sent_start for t in gold])
+        examples.append(Example(predicted, gold))
+    return examples
+
+
+def run_arc_moves(args) -> int:
     from ..evaluation.oracle_analysis import arc_move_effects
 
-    nlp = spacy.load(args.pipeline)
-    docs = DocBin().from_disk(args.gold).get_docs(nlp.vocab)
-    examples = [Example(nlp.make_doc(doc.text), doc) for doc in docs]
-    counts = arc_move_effects(nlp, examples)
+    check_spacy_corpus(args.gold)
+    nlp = load_pipeline(args.pipeline)
+    check_arc_moves_pipeline(nlp, args.pipeline)
+    counts = arc_move_effects(nlp, arc_move_examples(nlp, args.gold))
     print(arc_moves_table({(args.gold.name, args.pipeline.name): counts}))
     _write_json(args.output, counts)
     return 0

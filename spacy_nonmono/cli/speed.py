@@ -1,6 +1,8 @@
 """`speed`: words/s of several pipelines side by side on one treebank."""
 from pathlib import Path
 
+from .common import HelpFormatter, InputError, load_pipeline
+
 
 def add_parser(commands) -> None:
     p = commands.add_parser(
@@ -8,30 +10,35 @@ def add_parser(commands) -> None:
         help="Words/s of nlp.pipe for pipelines side by side (one thread, median of runs).",
         description=__doc__ + "\nThe first pipeline is the reference of the speed ratio "
         "(put spaCy's own parser first). A path ending in .udpipe is timed as UDPipe 1.",
+        formatter_class=HelpFormatter,
     )
     p.add_argument("pipelines", nargs="+", help="Pipeline folders (spacy.load) or .udpipe models")
     p.add_argument("--gold", type=Path, required=True, help="Gold-tokenized CoNLL-U to parse")
-    p.add_argument("--runs", type=int, default=5)
+    p.add_argument("--runs", type=int, default=5,
+                   help="Timed runs per pipeline, interleaved; the table shows the median "
+                   "and the best")
     p.set_defaults(run=run)
 
 
 def run(args) -> int:
-    import spacy
-
     from ..evaluation import measure_speed, read_conllu
     from ..evaluation.speed import SpacyTimer, count_words
 
     if len(set(args.pipelines)) != len(args.pipelines):
-        raise SystemExit("Give each pipeline once.")
+        raise InputError("give each pipeline once")
+    if args.runs < 1:
+        raise InputError(f"--runs must be at least 1, got {args.runs}")
+    sentences = read_conllu(args.gold)   # before loading pipelines: fail fast on bad input
     timers = {}
     for name in args.pipelines:
         if name.endswith(".udpipe"):
             from ..evaluation.udpipe import UDPipeParser
 
+            if not Path(name).is_file():
+                raise InputError(f"{name}: no such UDPipe model")
             timers[name] = UDPipeParser(name)
         else:
-            timers[name] = SpacyTimer(spacy.load(name))
-    sentences = read_conllu(args.gold)
+            timers[name] = SpacyTimer(load_pipeline(name))
     print(f"{len(sentences)} sentences, {count_words(sentences)} words; {args.runs} runs", flush=True)
     speed = measure_speed(timers, sentences, n_runs=args.runs,
                           progress=lambda line: print(line, flush=True))

@@ -18,6 +18,9 @@ import sys
 from pathlib import Path
 from typing import Dict, Tuple
 
+from ..configs import CONFIG_DIR
+from .common import InputError, RawHelpFormatter, load_pipeline
+
 # System name -> (config in --configs, config overrides). "udpipe" is special.
 SYSTEMS: Dict[str, Tuple[str, Dict[str, str]]] = {
     "spacy_parser": ("spacy_parser.cfg", {}),
@@ -45,20 +48,26 @@ def add_arguments(p: argparse.ArgumentParser, treebank_selection: bool = True) -
     if treebank_selection:
         p.add_argument("--ud-dir", type=Path, default=Path("assets"),
                        help="Folder with one folder per treebank")
-        p.add_argument("--treebanks", default="sample", help="Comma-separated treebank folders")
+        p.add_argument("--treebanks", default="sample",
+                       help="Comma-separated treebank folders of --ud-dir")
     p.add_argument("--systems", default="spacy_parser,covington-static,covington-dynamic",
                    help=f"Comma-separated, from: {', '.join(list(SYSTEMS) + [UDPIPE])}; "
                    "the first is the speed reference")
     p.add_argument("--root", type=Path, default=Path("." if treebank_selection else "bench"),
                    help="Where outputs go")
-    p.add_argument("--configs", type=Path, default=Path("configs"))
-    p.add_argument("--max-steps", type=int, default=3000)
-    p.add_argument("--eval-frequency", type=int, default=300)
-    p.add_argument("--patience", type=int, default=1500)
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--configs", type=Path, default=CONFIG_DIR,
+                   help="Folder with covington.cfg and spacy_parser.cfg")
+    p.add_argument("--max-steps", type=int, default=3000, help="spacy train: training.max_steps")
+    p.add_argument("--eval-frequency", type=int, default=300,
+                   help="spacy train: training.eval_frequency (dev evaluations that choose "
+                   "model-best)")
+    p.add_argument("--patience", type=int, default=1500, help="spacy train: training.patience")
+    p.add_argument("--seed", type=int, default=0, help="spacy train: system.seed")
     p.add_argument("--gpu-id", type=int, default=-1, help="GPU for training (-1: CPU)")
-    p.add_argument("--udpipe-iterations", type=int, default=10)
-    p.add_argument("--speed-runs", type=int, default=5)
+    p.add_argument("--udpipe-iterations", type=int, default=10,
+                   help="Training iterations of the udpipe system")
+    p.add_argument("--speed-runs", type=int, default=5,
+                   help="Timed runs per system in the speed step (median and best reported)")
     p.add_argument("--bound-transitions", type=int, default=100000,
                    help="oracle-bounds: training transitions to analyse per treebank")
     p.add_argument("--max-nodes", type=int, default=100000,
@@ -71,8 +80,9 @@ def add_parser(commands) -> None:
                             "(convert, train, evaluate, speed, compare, all; and the "
                             "covington_nm analyses oracle-bounds, arc-moves)",
                             description=__doc__,
-                            formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("step", choices=STEPS)
+                            formatter_class=RawHelpFormatter)
+    p.add_argument("step", choices=STEPS, help="Step to run; \"all\" runs " +
+                   ", ".join(PIPELINE_STEPS))
     add_arguments(p)
     p.set_defaults(run=run)
 
@@ -84,8 +94,8 @@ class Workflow:
         self.systems = [s.strip() for s in args.systems.split(",") if s.strip()]
         unknown = [s for s in self.systems if s not in SYSTEMS and s != UDPIPE]
         if unknown:
-            raise SystemExit(f"Unknown system(s) {unknown}; known: "
-                             f"{', '.join(list(SYSTEMS) + [UDPIPE])}.")
+            raise InputError(f"unknown system(s) {unknown}; known: "
+                             f"{', '.join(list(SYSTEMS) + [UDPIPE])}")
         for tb in self.treebanks:
             self.conllu(tb, "train")  # fail early on a missing treebank
 
@@ -95,7 +105,7 @@ class Workflow:
         folder = self.args.ud_dir / treebank
         found = sorted(folder.glob(f"*-{split}.conllu"))
         if len(found) != 1:
-            raise SystemExit(f"Expected one *-{split}.conllu in {folder}, found {len(found)}.")
+            raise InputError(f"expected one *-{split}.conllu in {folder}, found {len(found)}")
         return found[0]
 
     def corpus(self, treebank: str, split: str) -> Path:
@@ -112,14 +122,12 @@ class Workflow:
         return self.args.force or not output.exists()
 
     def load(self, treebank: str, system: str):
-        import spacy
-
         from ..evaluation.udpipe import UDPipeParser
 
         path = self.model(treebank, system)
         if not path.exists():
-            raise SystemExit(f"No trained model at {path}: run the train step first.")
-        return UDPipeParser(path) if system == UDPIPE else spacy.load(path)
+            raise InputError(f"no trained model at {path}: run the train step first")
+        return UDPipeParser(path) if system == UDPIPE else load_pipeline(path)
 
     # -- steps ------------------------------------------------------------------
 
@@ -155,7 +163,7 @@ class Workflow:
                                  model.parent, iterations=self.args.udpipe_iterations)
                     continue
                 if not self.corpus(tb, "train").exists():
-                    raise SystemExit(f"No converted corpus for {tb}: run the convert step first.")
+                    raise InputError(f"no converted corpus for {tb}: run the convert step first")
                 config, overrides = SYSTEMS[system]
                 a = self.args
                 cmd = [sys.executable, "-m", "spacy", "train", str(a.configs / config),
@@ -172,7 +180,7 @@ class Workflow:
                 subprocess.run(cmd, check=True)
 
     def evaluate(self) -> None:
-        from ..evaluation import evaluate_trees, read_conllu, write_conllu
+        from ..evaluation import evaluate_trees, read_gold, write_conllu
         from ..evaluation.conllu_eval import gold_tree, parse_sentences
 
         for tb in self.treebanks:
@@ -185,7 +193,7 @@ class Workflow:
                 parser = self.load(tb, system)
                 scores = {}
                 for split in ("dev", "test"):
-                    sentences = read_conllu(self.conllu(tb, split))
+                    sentences, _ = read_gold(self.conllu(tb, split))
                     if system == UDPIPE:
                         trees = parser.parse(sentences)
                     else:
@@ -262,11 +270,8 @@ class Workflow:
 
     def arc_moves(self) -> None:
         """Paper section 6.3: what the covington_nm parsers' arc moves do on dev."""
-        from spacy.tokens import DocBin
-        from spacy.training import Example
-
         from ..evaluation.oracle_analysis import arc_move_effects
-        from .oracle import arc_moves_table
+        from .oracle import arc_move_examples, arc_moves_table
 
         results = {}
         for tb in self.treebanks:
@@ -276,8 +281,7 @@ class Workflow:
                 target = self.metrics(tb, f"{system}.arc_moves.json")
                 if self.todo(target):
                     nlp = self.load(tb, system)
-                    docs = DocBin().from_disk(self.corpus(tb, "dev")).get_docs(nlp.vocab)
-                    examples = [Example(nlp.make_doc(d.text), d) for d in docs]
+                    examples = arc_move_examples(nlp, self.corpus(tb, "dev"))
                     target.write_text(json.dumps(arc_move_effects(nlp, examples), indent=2))
                 results[(tb, system)] = json.loads(target.read_text())
         self._write_result("arc_moves.md", arc_moves_table(results))

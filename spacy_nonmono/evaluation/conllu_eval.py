@@ -4,7 +4,14 @@ Scores are over all syntactic words (integer ids), punctuation included;
 labels are compared on their universal part (before ':'). Multiword-token
 lines and empty nodes are kept in written predictions, unchanged, and are
 not scored (they are not syntactic words of the basic tree).
+
+Input is checked before anything is parsed: a file that is not CoNLL-U
+(missing, binary, wrong column count, a word without an integer HEAD...) and,
+for gold files, a sentence whose heads are not a tree raise `ConlluError`,
+which names the file, the line and the problem, so that no bad gold is
+scored silently and no traceback points at the wrong culprit.
 """
+import re
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -13,6 +20,8 @@ from typing import Dict, Iterable, List, Optional, Sequence, Tuple, Union
 import conllu
 from spacy.language import Language
 from spacy.tokens import Doc
+
+from ..systems.base import check_gold_tree
 
 # Universal relations of content words (CLAS), as in the CoNLL 2018 evaluation.
 CONTENT_DEPRELS = frozenset(
@@ -34,9 +43,145 @@ def is_word(token) -> bool:
     return isinstance(token["id"], int)
 
 
+class ConlluError(ValueError):
+    """A CoNLL-U file that cannot be read or scored: the file, the line (None
+    when the problem is the file as a whole) and what is wrong, so that the
+    command line can say it in one line."""
+
+    def __init__(self, path: Union[str, Path], problem: str, line: Optional[int] = None):
+        self.path, self.problem, self.line = Path(path), problem, line
+        where = str(path) if line is None else f"{path}:{line}"
+        super().__init__(f"{where}: {problem}")
+
+
+COLUMNS = 10
+WORD_ID = re.compile(r"[1-9][0-9]*")
+OTHER_ID = re.compile(r"[1-9][0-9]*-[1-9][0-9]*|[0-9]+\.[1-9][0-9]*")   # multiword token, empty node
+HEAD = re.compile(r"-?[0-9]+")   # range and tree shape are checked per sentence (read_gold)
+
+
+def _text_lines(path: Path) -> List[str]:
+    """The lines of a UTF-8 text file; anything else is a ConlluError (a
+    .spacy corpus given where CoNLL-U is needed is the usual mistake)."""
+    if not path.exists():
+        raise ConlluError(path, "no such file")
+    if path.is_dir():
+        raise ConlluError(path, "is a folder, not a CoNLL-U file")
+    if path.suffix == ".spacy":
+        raise ConlluError(path, "is a .spacy corpus; this needs a CoNLL-U file (.conllu)")
+    data = path.read_bytes()
+    try:
+        text = data.decode("utf-8-sig")   # a byte order mark is no reason to fail
+        bad = data.find(b"\0")
+    except UnicodeDecodeError as e:
+        bad = e.start
+    if bad >= 0:
+        raise ConlluError(path, "not a UTF-8 text file (binary data; a .spacy corpus?); "
+                          "this needs a CoNLL-U file", data.count(b"\n", 0, bad) + 1)
+    return [line.rstrip("\r") for line in text.split("\n")]
+
+
+def _line_problem(columns: List[str], expected_word: int) -> Optional[str]:
+    """What is wrong with one token line (split on tabs), or None. Words must
+    come in order 1, 2, 3... and have a FORM, an integer HEAD and a DEPREL."""
+    if len(columns) != COLUMNS:
+        return f"expected {COLUMNS} tab-separated columns, found {len(columns)}"
+    token_id, form, head, deprel = columns[0], columns[1], columns[6], columns[7]
+    if OTHER_ID.fullmatch(token_id):
+        return None
+    if not WORD_ID.fullmatch(token_id):
+        return (f"ID {token_id!r} is not a word id (1, 2, ...), a multiword range (1-2) "
+                "or an empty node (1.1)")
+    if int(token_id) != expected_word:
+        return f"word ID {token_id} out of order (expected {expected_word})"
+    if not form:
+        return f"word {token_id} has an empty FORM"
+    if not HEAD.fullmatch(head):
+        return f"HEAD {head!r} of word {token_id} is not an integer"
+    if deprel in ("", "_"):
+        return f"word {token_id} has no DEPREL ({deprel!r})"
+    return None
+
+
+def _sentence_blocks(path: Path, lines: List[str]):
+    """(first line number, lines) of each sentence; checks every token line."""
+    block, first, expected_word = [], 0, 1
+    for number, line in enumerate(lines + [""], start=1):
+        if line.strip():
+            if not block:
+                first, expected_word = number, 1
+            block.append(line)
+            if not line.startswith("#"):
+                problem = _line_problem(line.split("\t"), expected_word)
+                if problem:
+                    raise ConlluError(path, problem, number)
+                expected_word += WORD_ID.fullmatch(line.split("\t", 1)[0]) is not None
+        elif block:
+            if expected_word == 1:
+                raise ConlluError(path, "sentence has no words (only comments, multiword "
+                                  "tokens or empty nodes)", first)
+            yield first, block
+            block = []
+
+
 def read_conllu(path: Union[str, Path]) -> List[conllu.TokenList]:
-    with open(path, encoding="utf8") as f:
-        return list(conllu.parse_incr(f))
+    """The sentences of a CoNLL-U file, each with its first line number as
+    `first_line`. Raises ConlluError for anything that is not well-formed
+    CoNLL-U with a basic tree's columns filled in on every word, and for a
+    file without sentences; heads are not checked to form a tree (read_gold)."""
+    path = Path(path)
+    sentences = []
+    for first, block in _sentence_blocks(path, _text_lines(path)):
+        try:
+            sentence = conllu.parse("\n".join(block) + "\n\n")[0]
+        except conllu.exceptions.ParseException as e:
+            raise ConlluError(path, f"cannot parse the sentence: {e}", first) from None
+        sentence.first_line = first
+        sentences.append(sentence)
+    if not sentences:
+        raise ConlluError(path, "no sentences (empty file)")
+    return sentences
+
+
+def sentence_name(sentence: conllu.TokenList) -> str:
+    """How messages name a sentence: its sent_id when it has one."""
+    sent_id = sentence.metadata.get("sent_id")
+    return "sentence" if sent_id is None else f"sentence (sent_id = {sent_id})"
+
+
+def tree_problem(heads: Sequence[int]) -> Optional[str]:
+    """Why heads (1-based, 0 = root) are not a single-rooted tree over the
+    words, or None. The engine's own check, so that evaluation and training
+    reject the same trees."""
+    try:
+        check_gold_tree(list(heads))
+    except ValueError as e:
+        return str(e)
+    return None
+
+
+def read_gold(path: Union[str, Path], skip_invalid: bool = False
+              ) -> Tuple[List[conllu.TokenList], List[ConlluError]]:
+    """The gold sentences of a CoNLL-U file (read_conllu) whose heads form a
+    tree, and the errors of the sentences left out. A sentence that is not a
+    tree is a ConlluError naming it, unless skip_invalid: then it is skipped
+    (scores of invalid gold would be meaningless). No valid sentence left is
+    an error too."""
+    path = Path(path)
+    sentences, skipped = [], []
+    for sentence in read_conllu(path):
+        problem = tree_problem(gold_tree(sentence)[0])
+        if problem is None:
+            sentences.append(sentence)
+            continue
+        error = ConlluError(path, f"{sentence_name(sentence)} is not a tree: {problem}",
+                            sentence.first_line)
+        if not skip_invalid:
+            raise error
+        skipped.append(error)
+    if not sentences:
+        raise ConlluError(path, f"no valid sentence to score ({len(skipped)} skipped)")
+    return sentences, skipped
 
 
 def gold_tree(sentence: conllu.TokenList) -> Tree:
@@ -149,6 +294,7 @@ class Evaluation:
     by_length: Dict[str, Counts] = field(default_factory=lambda: {b[0]: Counts() for b in LENGTH_BUCKETS})
     sentences: int = 0
     nonprojective_sentences: int = 0
+    skipped_sentences: int = 0   # invalid gold trees left out (read_gold(skip_invalid=True))
     clas_correct: int = 0
     clas_gold: int = 0
     clas_predicted: int = 0
@@ -197,6 +343,7 @@ class Evaluation:
             "words": self.words.total,
             "sentences": self.sentences,
             "nonprojective_sentences": self.nonprojective_sentences,
+            "skipped_sentences": self.skipped_sentences,
             "projective": counts(self.projective),
             "nonprojective": counts(self.nonprojective),
             "by_length": {name: counts(c) for name, c in self.by_length.items()},
@@ -220,7 +367,8 @@ class Evaluation:
             label = "root arc" if name == "root" else f"arc length {name}"
             lines.append(f"{label:<22}{c['uas']:8.2f}{c['las']:8.2f}{c['words']:9d}")
         lines.append(f"CLAS F1: {d['clas']:.2f}   sentences: {d['sentences']} "
-                     f"({d['nonprojective_sentences']} non-projective)")
+                     f"({d['nonprojective_sentences']} non-projective)   "
+                     f"skipped (invalid gold): {d['skipped_sentences']}")
         lines.append("")
         lines.append(f"{'label':<14}{'P':>8}{'R':>8}{'F1':>8}{'gold':>8}")
         for label, s in d["labels"].items():
@@ -238,12 +386,24 @@ def evaluate_trees(gold: Iterable[Tree], predicted: Iterable[Tree]) -> Evaluatio
     return evaluation
 
 
-def evaluate_pipeline(nlp: Language, gold_path: Union[str, Path],
-                      output: Optional[Union[str, Path]] = None) -> Evaluation:
-    """Parse the gold-tokenized sentences of a CoNLL-U file with nlp and
-    score them; optionally write the predictions as CoNLL-U."""
-    sentences = read_conllu(gold_path)
+def evaluate_sentences(nlp: Language, sentences: List[conllu.TokenList],
+                       output: Optional[Union[str, Path]] = None,
+                       skipped: int = 0) -> Evaluation:
+    """Parse gold sentences (read_gold) with nlp and score them; optionally
+    write the predictions as CoNLL-U. skipped: how many invalid sentences
+    read_gold left out, for the report."""
     trees = parse_sentences(nlp, sentences)
     if output is not None:
         write_conllu(sentences, trees, output)
-    return evaluate_trees((gold_tree(s) for s in sentences), trees)
+    evaluation = evaluate_trees((gold_tree(s) for s in sentences), trees)
+    evaluation.skipped_sentences = skipped
+    return evaluation
+
+
+def evaluate_pipeline(nlp: Language, gold_path: Union[str, Path],
+                      output: Optional[Union[str, Path]] = None,
+                      skip_invalid: bool = False) -> Evaluation:
+    """Parse the gold-tokenized sentences of a CoNLL-U file with nlp and
+    score them (see read_gold for invalid gold and skip_invalid)."""
+    sentences, skipped = read_gold(gold_path, skip_invalid)
+    return evaluate_sentences(nlp, sentences, output, len(skipped))

@@ -3,7 +3,10 @@ training file and run on the same gold-tokenized input as our parsers.
 
 Like our parsers and spaCy's, it reads word forms only: the training uses no
 tagger and the parser's tag/lemma/feature embeddings are switched off, so all
-systems see the same input. Needs `pip install ufal.udpipe`.
+systems see the same input. Its parser (Parsito) is trained with the `swap`
+transition system (static lazy oracle), which builds non-projective trees, as
+ours do; Parsito's default, `projective`, cannot. Needs `pip install
+ufal.udpipe`.
 """
 from pathlib import Path
 from typing import List, Tuple, Union
@@ -12,6 +15,11 @@ import conllu
 
 # Parser options: forms (and the deprels it builds) only, no tags.
 FORMS_ONLY = "embedding_upostag=0;embedding_xpostag=0;embedding_feats=0;embedding_lemma=0"
+# Non-projective parsing: Parsito's swap system; the dynamic oracle is for
+# the projective system only.
+SWAP = "transition_system=swap;transition_oracle=static_lazy"
+# How comparison tables name the system.
+LABEL = "udpipe (Parsito swap, forms only)"
 
 
 def _udpipe():
@@ -25,27 +33,39 @@ def _udpipe():
     return udpipe
 
 
-def _read_sentences(udpipe, path: Path):
+def _read_sentences(udpipe, text: str, source: str) -> list:
+    """UDPipe sentences of CoNLL-U text (source names it in errors), as a
+    Python list: iterating UDPipe's own vector yields copies, so parses
+    written into them would be lost."""
     fmt = udpipe.InputFormat.newConlluInputFormat()
-    fmt.setText(Path(path).read_text(encoding="utf8"))
+    fmt.setText(text)
     error = udpipe.ProcessingError()
-    sentences = udpipe.Sentences()
+    sentences = []
     sentence = udpipe.Sentence()
     while fmt.nextSentence(sentence, error):
-        sentences.push_back(sentence)
+        sentences.append(sentence)
         sentence = udpipe.Sentence()
     if error.occurred():
-        raise ValueError(f"{path}: {error.message}")
+        raise ValueError(f"{source}: {error.message}")
+    return sentences
+
+
+def _read_file(udpipe, path: Path):
+    """A CoNLL-U file as the vector of sentences UDPipe's trainer takes."""
+    sentences = udpipe.Sentences()
+    for sentence in _read_sentences(udpipe, Path(path).read_text(encoding="utf8"), str(path)):
+        sentences.push_back(sentence)
     return sentences
 
 
 def train_udpipe(train: Path, dev: Path, output: Path, iterations: int = 10) -> Path:
-    """Train a UDPipe 1 parser (no tokenizer, no tagger); write output/model.udpipe."""
+    """Train a UDPipe 1 parser (no tokenizer, no tagger; swap system, forms
+    only); write output/model.udpipe."""
     udpipe = _udpipe()
     error = udpipe.ProcessingError()
     model = udpipe.Trainer.train(
-        "morphodita_parsito", _read_sentences(udpipe, train), _read_sentences(udpipe, dev),
-        "none", "none", f"iterations={iterations};{FORMS_ONLY}", error,
+        "morphodita_parsito", _read_file(udpipe, train), _read_file(udpipe, dev),
+        "none", "none", f"iterations={iterations};{FORMS_ONLY};{SWAP}", error,
     )
     if error.occurred():
         raise RuntimeError(f"UDPipe training failed: {error.message}")
@@ -72,30 +92,32 @@ def blank_parse(sentences: List[conllu.TokenList]) -> str:
 
 
 class UDPipeParser:
-    """Parses gold-tokenized CoNLL-U with a trained UDPipe model."""
+    """Parses gold-tokenized sentences with a trained UDPipe model.
+
+    Also a speed timer (spacy_nonmono.evaluation.speed): `prepare` builds
+    UDPipe's sentences from the words, untimed, as spaCy's Docs are built
+    untimed; `run` is the parse alone, without reading or writing CoNLL-U."""
 
     def __init__(self, model_path: Union[str, Path]):
-        udpipe = _udpipe()
-        self.model = udpipe.Model.load(str(model_path))
+        self._udpipe = _udpipe()
+        self.model = self._udpipe.Model.load(str(model_path))
         if self.model is None:
             raise ValueError(f"Cannot load UDPipe model {model_path}")
-        self.pipeline = udpipe.Pipeline(self.model, "conllu", udpipe.Pipeline.NONE,
-                                        udpipe.Pipeline.DEFAULT, "conllu")
-        self._error = udpipe.ProcessingError()
+        self._error = self._udpipe.ProcessingError()
+
+    def prepare(self, sentences: List[conllu.TokenList]):
+        return _read_sentences(self._udpipe, blank_parse(sentences), "UDPipe input")
+
+    def run(self, prepared) -> None:
+        for sentence in prepared:
+            if not self.model.parse(sentence, self.model.DEFAULT, self._error):
+                raise RuntimeError(f"UDPipe failed: {self._error.message}")
 
     def parse(self, sentences: List[conllu.TokenList]) -> List[Tuple[List[int], List[str]]]:
-        output = self.pipeline.process(blank_parse(sentences), self._error)
-        if self._error.occurred():
-            raise RuntimeError(f"UDPipe failed: {self._error.message}")
+        prepared = self.prepare(sentences)
+        self.run(prepared)
         trees = []
-        for parsed in conllu.parse(output):
-            words = [t for t in parsed if isinstance(t["id"], int)]
-            trees.append(([int(t["head"]) for t in words], [t["deprel"] for t in words]))
+        for sentence in prepared:
+            words = [sentence.words[i] for i in range(1, len(sentence.words))]  # 0: the root
+            trees.append(([word.head for word in words], [word.deprel for word in words]))
         return trees
-
-    # The speed-timer interface of spacy_nonmono.evaluation.speed.
-    def prepare(self, sentences: List[conllu.TokenList]) -> str:
-        return blank_parse(sentences)
-
-    def run(self, text: str) -> None:
-        self.pipeline.process(text, self._error)
