@@ -22,11 +22,11 @@ from hypothesis import strategies as st
 import reference_covington as ref_mono
 import reference_covington_nm as ref
 from conftest import scaled
-from covington_walks import (INVALID_COST, LABELS, N_LABELS, gold_trees, seeds, walk,
-                             walk_policies)
+from covington_walks import LABELS, N_LABELS, gold_trees, seeds, walk, walk_policies
 from spacy_nonmono.graph.algorithms import elementary_cycles
 from spacy_nonmono.registry import get_system
 from spacy_nonmono.systems import Covington, CovingtonNM
+from spacy_nonmono.systems.base import INVALID
 
 LOSSES = ("lower", "pc_upper", "upper")
 REFERENCE_BOUND = {"lower": ref.lower, "pc_upper": ref.pc_upper, "upper": ref.upper}
@@ -65,7 +65,7 @@ def check_configuration(systems, state, cfg, gold_heads, gold_labels, tally):
         before = REFERENCE_BOUND[loss](cfg, gold_heads, gold_labels)
         for m in range(system.n_moves):
             if m not in valid:
-                assert costs[m] == INVALID_COST
+                assert costs[m] == INVALID
                 continue
             after = REFERENCE_BOUND[loss](ref.apply(cfg, m, n_labels), gold_heads, gold_labels)
             assert costs[m] == max(0, after - before), (loss, m, cfg, gold_heads, gold_labels)
