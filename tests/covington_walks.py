@@ -7,7 +7,6 @@ from spacy_nonmono.systems.base import check_gold_tree
 
 N_LABELS = 3
 LABELS = [f"l{k}" for k in range(N_LABELS)]
-INVALID_COST = 9000.0
 
 
 @st.composite

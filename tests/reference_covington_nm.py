@@ -18,12 +18,18 @@ numbering and the final loss are those of ``reference_covington``.
   count of gold arcs that no move can build any more, so it is valid by
   construction) against the best final loss actually reached. It uses none
   of the upper bounds, so it can check them.
+- ``unpruned_loss``: the same minimum by plain enumeration of every valid
+  move (every label of the system included) down to every final
+  configuration, memoised on the configuration and nothing else: no bound,
+  no cut-off, no move left out. It checks ``exact_loss`` and the library's
+  search on short sentences.
 """
 from reference_covington import (Config, SHIFT, NO_ARC, WRONG_LABEL, decode, final_loss,
                                  has_path, initial_config, is_final, _gold_tuples)
 
 __all__ = ["Config", "initial_config", "is_final", "valid_moves", "apply", "lower",
-           "pc_upper", "upper", "covington_completion", "exact_loss", "elementary_cycles"]
+           "pc_upper", "upper", "covington_completion", "exact_loss", "unpruned_loss",
+           "elementary_cycles", "SearchBudgetExceeded"]
 
 
 def valid_moves(c: Config, n_labels: int):
@@ -225,3 +231,54 @@ def exact_loss(c: Config, gold_heads, gold_labels, max_nodes=200000) -> int:
 
     start = _normalise(c, gh, gl)
     return search(start, achieved(start) + 1)
+
+
+def _merge_key(c: Config, gh) -> Config:
+    """c with the label of every arc whose head is not the gold head set to
+    WRONG_LABEL. Configurations that differ only there have the same loss:
+    no transition reads a label (``valid_moves``/``apply_kind`` never look at
+    ``labels``), ``final_loss`` reads the label of word k only when k has its
+    gold head, and the head of an arc never changes while the arc exists (a
+    new head for k rewrites k's label with it; removing the arc clears it).
+    So a non-gold arc's label is never read before it is overwritten, in
+    any continuation. Labels of gold arcs are kept as they are."""
+    labels = tuple(l if h == -1 or h == gh[k] else WRONG_LABEL
+                   for k, (h, l) in enumerate(zip(c.heads, c.labels)))
+    return Config(c.i, c.j, c.heads, labels)
+
+
+def unpruned_loss(c: Config, gold_heads, gold_labels, n_labels: int, memo=None,
+                  max_configs=None, merge_wrong_labels: bool = True) -> int:
+    """Minimum final loss over every transition sequence from c, by plain
+    enumeration: every move of ``valid_moves(c, n_labels)`` (Left-Arc and
+    Right-Arc with each of the n_labels labels) from every configuration,
+    and the minimum of ``final_loss`` over the final configurations reached.
+    Memoised on the configuration; with merge_wrong_labels, configurations
+    that differ only in the labels of non-gold arcs share one entry (see
+    ``_merge_key`` for why that loses nothing; the tests also compare it
+    with merge_wrong_labels=False). `memo` may be shared between calls for
+    the same gold tree and the same merge_wrong_labels. Raises
+    SearchBudgetExceeded when the memo would grow past max_configs entries
+    (entries already in it stay exact)."""
+    gh, _ = _gold_tuples(gold_heads, gold_labels)
+    if len(gh) != len(c.heads):
+        raise ValueError("gold tree and configuration differ in length")
+    if memo is None:
+        memo = {}
+    key = (lambda cfg: _merge_key(cfg, gh)) if merge_wrong_labels else (lambda cfg: cfg)
+
+    def search(cfg: Config) -> int:
+        k = key(cfg)
+        value = memo.get(k)
+        if value is not None:
+            return value
+        if max_configs is not None and len(memo) >= max_configs:
+            raise SearchBudgetExceeded(cfg)
+        if is_final(cfg):
+            value = final_loss(cfg.heads, cfg.labels, gold_heads, gold_labels)
+        else:
+            value = min(search(apply(cfg, m, n_labels)) for m in valid_moves(cfg, n_labels))
+        memo[k] = value
+        return value
+
+    return search(c)

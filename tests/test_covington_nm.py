@@ -11,6 +11,10 @@ search that prunes with the lower bound only):
 - the per-move costs of each loss are its increases: the cost-zero moves are
   exactly the moves that do not increase the expression;
 - the library's branch-and-bound `exact_loss` equals the reference's;
+- both equal an unpruned exhaustive search (every move, every label of a
+  two-label system, no bound used) on trees of up to 6 words: along random
+  walks (and one move off them), and on every reachable configuration of a
+  few fixed trees; there, too, lower <= exact <= pc_upper <= upper;
 - Johnson's algorithm finds the same elementary cycles as a plain search.
 """
 import random
@@ -22,11 +26,11 @@ from hypothesis import strategies as st
 import reference_covington as ref_mono
 import reference_covington_nm as ref
 from conftest import scaled
-from covington_walks import (INVALID_COST, LABELS, N_LABELS, gold_trees, seeds, walk,
-                             walk_policies)
+from covington_walks import LABELS, N_LABELS, gold_trees, seeds, walk, walk_policies
 from spacy_nonmono.graph.algorithms import elementary_cycles
 from spacy_nonmono.registry import get_system
 from spacy_nonmono.systems import Covington, CovingtonNM
+from spacy_nonmono.systems.base import INVALID
 
 LOSSES = ("lower", "pc_upper", "upper")
 REFERENCE_BOUND = {"lower": ref.lower, "pc_upper": ref.pc_upper, "upper": ref.upper}
@@ -42,6 +46,7 @@ class Tally:
 
     def __init__(self):
         self.configs = self.cyclic = self.loose = self.replacing = 0
+        self.beaten = 0     # exact loss below the Covington completion's loss
 
 
 def check_configuration(systems, state, cfg, gold_heads, gold_labels, tally):
@@ -65,7 +70,7 @@ def check_configuration(systems, state, cfg, gold_heads, gold_labels, tally):
         before = REFERENCE_BOUND[loss](cfg, gold_heads, gold_labels)
         for m in range(system.n_moves):
             if m not in valid:
-                assert costs[m] == INVALID_COST
+                assert costs[m] == INVALID
                 continue
             after = REFERENCE_BOUND[loss](ref.apply(cfg, m, n_labels), gold_heads, gold_labels)
             assert costs[m] == max(0, after - before), (loss, m, cfg, gold_heads, gold_labels)
@@ -157,6 +162,112 @@ def test_exact_loss_on_longer_ud_sentences():
             else:
                 state.apply(rng.choice([m for m in valid if costs[m] == least]))
     assert n_unsettled <= 0.01 * n_configs, (n_unsettled, n_configs)
+
+
+# ------------------------------------------- exact loss, unpruned search
+
+TWO_LABELS = ["l0", "l1"]
+# Configurations the unpruned search may memoise per gold tree: every
+# configuration reachable from the start of a 4-word sentence (about 3000),
+# the last stretch of a 5- or 6-word one (from the start of a 6-word
+# sentence there are about 460000).
+UNPRUNED_CONFIGS_PER_TREE = 10000
+
+
+def check_exact_against_unpruned(system, state, cfg, gold_heads, gold_labels, memo, tally,
+                                 max_configs=None):
+    """The pruned reference search, the library's branch and bound and the
+    unpruned enumeration give the same loss at cfg, and it lies between the
+    bounds."""
+    unpruned = ref.unpruned_loss(cfg, gold_heads, gold_labels, system.n_labels, memo,
+                                 max_configs=max_configs)
+    assert ref.exact_loss(cfg, gold_heads, gold_labels) == unpruned, (cfg, gold_heads, gold_labels)
+    assert system.exact_loss(state)[0] == unpruned, (cfg, gold_heads, gold_labels)
+    lower, pc_upper, upper = system.bounds(state)
+    assert lower <= unpruned, (cfg, gold_heads, gold_labels)
+    assert unpruned <= pc_upper, (cfg, gold_heads, gold_labels)
+    assert pc_upper <= upper, (cfg, gold_heads, gold_labels)
+    tally.configs += 1
+    tally.loose += unpruned != lower or unpruned != pc_upper
+    tally.cyclic += upper > lower
+    completion = ref.covington_completion(cfg, gold_heads, gold_labels)
+    tally.beaten += unpruned < ref_mono.final_loss(completion.heads, completion.labels,
+                                                   gold_heads, gold_labels)
+
+
+@settings(max_examples=scaled(40))
+@given(tree=gold_trees(max_words=6, n_labels=2), policy=walk_policies, seed=seeds)
+def test_exact_loss_equals_unpruned_search_on_random_walks(tree, policy, seed):
+    """Every configuration of a random walk, from the final one back while
+    the unpruned search stays within UNPRUNED_CONFIGS_PER_TREE, and every
+    configuration one valid move away from it."""
+    gold_heads, gold_labels = tree
+    system = CovingtonNM(labels=TWO_LABELS, loss="upper")
+    visited = []
+    walk(system, ref, gold_heads, gold_labels, random.Random(seed), policy,
+         lambda state, cfg: visited.append((state.copy(), cfg)))
+    memo, tally = {}, Tally()
+    for state, cfg in reversed(visited):
+        try:
+            check_exact_against_unpruned(system, state, cfg, gold_heads, gold_labels, memo, tally,
+                                         max_configs=UNPRUNED_CONFIGS_PER_TREE)
+        except ref.SearchBudgetExceeded:
+            break       # earlier configurations reach even more
+        for move in state.valid_moves():
+            child = state.copy()
+            child.apply(move)
+            check_exact_against_unpruned(system, child, ref.apply(cfg, move, system.n_labels),
+                                         gold_heads, gold_labels, memo, tally)
+    assert tally.configs > 0
+
+
+@pytest.mark.parametrize("heads,labels,min_beaten", [
+    ([0, 1, 4, 2], [0, 1, 1, 0], 0),           # projective
+    ([4, 0, 2, 2], [0, 1, 0, 1], 5),           # non-projective
+    ([0, 4, 1, 3], [1, 0, 0, 1], 5),           # non-projective
+    ([0, 5, 5, 1, 4], [0, 0, 1, 1, 0], 100),   # non-projective
+])
+def test_exact_loss_equals_unpruned_search_everywhere(heads, labels, min_beaten):
+    """Every configuration reachable from the start (two labels, every move),
+    on fixed small trees; among them many where the exact loss is strictly
+    between the bounds and, on the non-projective trees, where no sequence
+    of the kind the bounds reason about (`covington_completion`) reaches it,
+    so that the searches have to find a better one."""
+    system = CovingtonNM(labels=TWO_LABELS, loss="upper")
+    gh = (-1,) + tuple(heads)
+    memo, seen, tally = {}, set(), Tally()
+    frontier = [(system.new_state(heads, labels), ref.initial_config(len(heads)))]
+    while frontier:
+        state, cfg = frontier.pop()
+        key = ref._merge_key(cfg, gh)     # a non-gold arc's label changes nothing
+        if key in seen:
+            continue
+        seen.add(key)
+        check_exact_against_unpruned(system, state, cfg, heads, labels, memo, tally)
+        for move in state.valid_moves():
+            child = state.copy()
+            child.apply(move)
+            frontier.append((child, ref.apply(cfg, move, system.n_labels)))
+    assert tally.configs == len(memo) > 1000
+    assert tally.loose >= 10 and tally.cyclic >= 10, vars(tally)
+    assert tally.beaten >= min_beaten, vars(tally)
+
+
+@settings(max_examples=scaled(15))
+@given(tree=gold_trees(max_words=4, n_labels=2))
+def test_unpruned_search_may_merge_labels_of_non_gold_arcs(tree):
+    """The unpruned search memoises configurations that differ only in the
+    labels of non-gold arcs together (argued in reference_covington_nm);
+    without that merge it finds the same loss everywhere it goes."""
+    gold_heads, gold_labels = tree
+    start = ref.initial_config(len(gold_heads))
+    merged, separate = {}, {}
+    ref.unpruned_loss(start, gold_heads, gold_labels, 2, merged)
+    ref.unpruned_loss(start, gold_heads, gold_labels, 2, separate, merge_wrong_labels=False)
+    gh = (-1,) + tuple(gold_heads)
+    assert len(separate) >= len(merged)
+    for cfg, value in separate.items():
+        assert merged[ref._merge_key(cfg, gh)] == value, (cfg, gold_heads, gold_labels)
 
 
 # ------------------------------------------------------- Figure 2, by hand

@@ -22,12 +22,11 @@ from hypothesis import given, settings
 import reference_covington as ref
 from conftest import scaled
 from spacy_nonmono.graph.algorithms import count_cycles
-from spacy_nonmono.systems.base import check_gold_tree
+from spacy_nonmono.systems.base import INVALID, check_gold_tree
 from spacy_nonmono.systems.covington import Covington
 
-from covington_walks import (INVALID_COST, LABELS, N_LABELS, check_invariants,
-                             check_same_configuration, gold_trees, seeds, walk,
-                             walk_policies)
+from covington_walks import (LABELS, N_LABELS, check_invariants, check_same_configuration,
+                             gold_trees, seeds, walk, walk_policies)
 
 # ------------------------------------------------------------------- helpers
 
@@ -57,7 +56,7 @@ def check_oracle(system, state, cfg, gold_heads, gold_labels, memo):
                 f"move {system.move_name(m)} at {cfg} for gold {gold_heads} {gold_labels}: "
                 f"cost {costs[m]}, exact {after - before}")
         else:
-            assert costs[m] == INVALID_COST, (m, cfg)
+            assert costs[m] == INVALID, (m, cfg)
     return before, costs
 
 
@@ -188,7 +187,7 @@ def test_static_oracle_builds_gold_tree(tree):
         assert state.costs()[move] == 0
         static_costs = static_state.costs()
         for m in range(static.n_moves):
-            expected = 0.0 if m == move else (1.0 if m in valid else INVALID_COST)
+            expected = 0.0 if m == move else (1.0 if m in valid else INVALID)
             assert static_costs[m] == expected
         state.apply(move)
         static_state.apply(move)
