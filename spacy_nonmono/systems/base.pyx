@@ -214,8 +214,13 @@ cdef class TransitionSystem:
     # -- allocation ------------------------------------------------------------
 
     cdef StateC* create_state(self, Pool mem, int n) except NULL:
-        """A configuration for n words at its initial state."""
+        """A configuration for n words at its initial state: no arcs, then
+        the system's `init_state`."""
         cdef StateC* s = alloc_state(mem, n, self.state_size(n))
+        cdef int k
+        for k in range(n + 1):
+            s.heads[k] = -1
+            s.labels[k] = -1
         s.offset = 1
         s.root_id = 0
         self.init_state(s)
@@ -254,6 +259,7 @@ cdef class TransitionSystem:
         return 0
 
     cdef void init_state(self, StateC* s) noexcept nogil:
+        """Set up the system's own state (the arcs start empty)."""
         pass
 
     cdef bint is_final(self, const StateC* s) noexcept nogil:

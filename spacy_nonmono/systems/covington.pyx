@@ -93,10 +93,6 @@ cdef class Covington(TransitionSystem):
         return self.bound_scratch_size(n) + 2 * (n + 1) + self.state_size(n)
 
     cdef void init_state(self, StateC* s) noexcept nogil:
-        cdef int k
-        for k in range(s.n + 1):
-            s.heads[k] = -1
-            s.labels[k] = -1
         focus(s).i = 0
         focus(s).j = 1
 

@@ -53,10 +53,6 @@ cdef class ToyArcStandard(TransitionSystem):
         return 2 + n + 1
 
     cdef void init_state(self, StateC* s) noexcept nogil:
-        cdef int k
-        for k in range(s.n + 1):
-            s.heads[k] = -1
-            s.labels[k] = -1
         stack(s).length = 1
         stack(s).next = 1
         words(s)[0] = 0
