@@ -167,13 +167,16 @@ cdef long greedy_parse(TransitionSystem system, StateC** batch, int size,
 
 
 def softmax_log_loss(float[:, ::1] scores, float[:, ::1] costs, int[:, ::1] valid):
-    """Gradient of -log P(zero-cost moves) under a softmax over the valid
-    moves, and the summed loss. Zero-cost means the minimum cost among the
-    valid moves (always 0 for an exact oracle)."""
+    """Gradient of -log sum_m w_m P(m) under a softmax over the valid moves,
+    and the summed loss. The target weight of a valid move is
+    w_m = max(0, 1 - (cost_m - least cost)): 1 for the moves of least cost
+    (0 for an exact oracle), 0 for moves costing at least one more, and in
+    between for fractional costs, which a system uses to keep a move as a
+    weaker target (Covington's tie_break "weighted")."""
     cdef int nB = scores.shape[0], nO = scores.shape[1], b, m
     d_scores = numpy.zeros((nB, nO), dtype=numpy.float32)
     cdef float[:, ::1] d = d_scores
-    cdef double mx, Z, gZ, best_cost, total = 0.0
+    cdef double mx, Z, gZ, best_cost, weight, total = 0.0
     for b in range(nB):
         best_cost = 1e9
         mx = -1e30
@@ -190,12 +193,14 @@ def softmax_log_loss(float[:, ::1] scores, float[:, ::1] costs, int[:, ::1] vali
         for m in range(nO):
             if valid[b, m]:
                 Z += exp(scores[b, m] - mx)
-                if costs[b, m] <= best_cost:
-                    gZ += exp(scores[b, m] - mx)
+                gZ += _target_weight(costs[b, m], best_cost) * exp(scores[b, m] - mx)
         for m in range(nO):
             if valid[b, m]:
-                d[b, m] = exp(scores[b, m] - mx) / Z
-                if costs[b, m] <= best_cost:
-                    d[b, m] -= exp(scores[b, m] - mx) / gZ
+                weight = _target_weight(costs[b, m], best_cost)
+                d[b, m] = exp(scores[b, m] - mx) / Z - weight * exp(scores[b, m] - mx) / gZ
         total += log(Z) - log(gZ)
     return d_scores, total
+
+
+cdef inline double _target_weight(double cost, double best_cost) noexcept nogil:
+    return max(0.0, 1.0 - (cost - best_cost))

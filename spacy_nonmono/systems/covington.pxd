@@ -21,9 +21,19 @@ cdef inline Focus* focus(const StateC* s) noexcept nogil:
     return <Focus*>s.data
 
 
+cdef enum TieBreak:
+    TIE_NONE = 0
+    TIE_SHIFT = 1
+    TIE_SHIFT_IF_HEADED = 2
+    TIE_WEIGHTED = 3
+
+
 cdef bint root_has_dependent(const StateC* s) noexcept nogil
 
 
 cdef class Covington(TransitionSystem):
+    cdef int tie_break
+    cdef float no_arc_weight
+    cdef void break_scan_tie(self, const StateC* s, float* costs) noexcept nogil
     cdef int bound_scratch_size(self, int n) noexcept nogil
     cdef int bound(self, const StateC* s, const GoldC* gold, int* scratch) noexcept nogil

@@ -15,7 +15,7 @@ wrong label. A move's cost is the loss difference it causes.
 """
 from .base cimport (INVALID_COST, StateC, GoldC, TransitionSystem, ParseState, copy_state,
                    token_row, label_error)
-from .base import Option
+from .base import Option, probability
 from ..graph.algorithms cimport weak_components, has_path, count_cycles_single_head
 
 # Context slots read by the model (a subset of the paper's Table 2).
@@ -69,6 +69,23 @@ cdef int covington_monotonic_loss(const StateC* s, const GoldC* gold, int* scrat
     return n_unreachable + count_cycles_single_head(graph, n + 1, mark) + n_label_errors
 
 
+# How the training target breaks the tie when Shift and No-Arc both cost 0
+# (the focus word has no reachable gold arc left to the left, so scanning on
+# costs nothing but time): "none" keeps both as targets (the models then
+# learn to scan all of lambda1: 9-16 transitions per word); "shift" makes
+# No-Arc a non-target; "shift_if_headed" does so only when the right focus
+# word already has a head; "weighted" keeps No-Arc as a target of weight
+# `no_arc_weight` (given as a fractional cost, 1 - weight; see the decoder's
+# softmax_log_loss).
+TIE_BREAKS = ("none", "shift", "shift_if_headed", "weighted")
+TRAINING_OPTIONS = {
+    "tie_break": Option("none", choices=TIE_BREAKS,
+                        doc="training target when Shift and No-Arc both cost 0"),
+    "no_arc_weight": Option(0.25, check=probability,
+                            doc="tie_break='weighted': the target weight of No-Arc"),
+}
+
+
 cdef class Covington(TransitionSystem):
     name = "covington"
     kinds = (("S", False), ("N", False), ("L", True), ("R", True))
@@ -76,7 +93,13 @@ cdef class Covington(TransitionSystem):
     option_specs = {
         "loss": Option("exact", choices=("exact",),
                        doc="the exact loss of Algorithm 1 (the only one)"),
+        **TRAINING_OPTIONS,
     }
+
+    def __init__(self, labels=(), oracle=None, **options):
+        TransitionSystem.__init__(self, labels, oracle, **options)
+        self.tie_break = TIE_BREAKS.index(self.options["tie_break"])
+        self.no_arc_weight = self.options["no_arc_weight"]
 
     def describe(self, ParseState state):
         return {"focus": (focus(state.c).i, focus(state.c).j)}
@@ -174,6 +197,16 @@ cdef class Covington(TransitionSystem):
                 costs[m] = max(0, structural[kind] + label_error(gold, i, j, self.c_moves[m].label))
             else:
                 costs[m] = max(0, structural[kind])
+        self.break_scan_tie(s, costs)
+
+    cdef void break_scan_tie(self, const StateC* s, float* costs) noexcept nogil:
+        """Apply the tie_break option to the costs of Shift and No-Arc."""
+        cdef int shift = self.move_of(SHIFT, -1), no_arc = self.move_of(NO_ARC, -1)
+        if self.tie_break == TIE_NONE or costs[shift] != 0 or costs[no_arc] != 0:
+            return
+        if self.tie_break == TIE_SHIFT_IF_HEADED and s.heads[focus(s).j] == -1:
+            return
+        costs[no_arc] = 1.0 - self.no_arc_weight if self.tie_break == TIE_WEIGHTED else 1.0
 
     cdef int static_move(self, const StateC* s, const GoldC* gold) noexcept nogil:
         cdef int i = focus(s).i, j = focus(s).j, k

@@ -28,6 +28,7 @@ from cymem.cymem cimport Pool
 from .base cimport StateC, GoldC, ParseState, alloc_state, copy_state, label_error
 from .base import Option
 from .covington cimport Covington, Focus, focus, SHIFT, NO_ARC, LEFT_ARC, RIGHT_ARC
+from .covington import TRAINING_OPTIONS
 from ..graph.algorithms cimport (Digraph, cycle_visitor, digraph_from_heads, count_elementary_cycles,
                                  elementary_cycles_work_size, has_path)
 
@@ -131,6 +132,7 @@ cdef class CovingtonNM(Covington):
     option_specs = {
         "loss": Option("lower", choices=LOSS_NAMES,
                        doc="the oracle's loss expression: lower, pc_upper or upper bound"),
+        **TRAINING_OPTIONS,
     }
 
     def __init__(self, labels=(), oracle=None, **options):

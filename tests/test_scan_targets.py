@@ -1,0 +1,131 @@
+"""The Covington training targets that stop the scan (`tie_break`): when Shift
+and No-Arc both cost 0, the target prefers Shift (or weights No-Arc down).
+Following the preferred moves (the targets of full weight) from any
+configuration must still reach a tree with the oracle's loss: exactly the
+exact loss for `covington`, at most the loss expression's value for
+`covington_nm`. And the tie-break must actually fire."""
+import random
+
+import pytest
+from hypothesis import given, settings
+
+import reference_covington as ref
+from conftest import scaled
+from covington_walks import LABELS, gold_trees, seeds, walk, walk_policies
+from spacy_nonmono.systems.covington import TIE_BREAKS, Covington
+from spacy_nonmono.systems.covington_nm import CovingtonNM
+
+TIES = [t for t in TIE_BREAKS if t != "none"]
+
+
+def actual_loss(state, gold_heads, gold_labels):
+    return ref.final_loss((-1,) + tuple(state.heads), (-1,) + tuple(state.labels),
+                          gold_heads, gold_labels)
+
+
+def preferred_completion(state, rng, tally):
+    """Follow random moves of least cost (the targets of full weight) to a
+    final configuration; return it and the least costs paid on the way."""
+    state = state.copy()
+    paid = 0.0
+    while not state.is_final():
+        costs = state.costs()
+        valid = state.valid_moves()
+        least = min(costs[m] for m in valid)
+        preferred = [m for m in valid if costs[m] == least]
+        shift, no_arc = 0, 1
+        if least == 0 and costs[shift] == 0 and no_arc in valid and costs[no_arc] > 0:
+            tally["broken ties"] += 1
+            assert costs[no_arc] <= 1.0
+        paid += least
+        state.apply(rng.choice(preferred))
+    return state, paid
+
+
+@pytest.mark.parametrize("tie_break", TIES)
+@settings(max_examples=scaled(60))
+@given(tree=gold_trees(), policy=walk_policies, seed=seeds)
+def test_preferred_moves_reach_the_exact_loss(tie_break, tree, policy, seed):
+    gold_heads, gold_labels = tree
+    rng = random.Random(seed)
+    system = Covington(labels=LABELS, tie_break=tie_break)
+    tally = {"broken ties": 0}
+
+    def complete(state, cfg):
+        expected = state.loss()
+        final, paid = preferred_completion(state, rng, tally)
+        assert paid == 0        # an exact oracle always has a zero-cost move
+        assert actual_loss(final, gold_heads, gold_labels) == expected
+
+    walk(system, ref, gold_heads, gold_labels, rng, policy, complete)
+
+
+@pytest.mark.parametrize("loss", ["lower", "pc_upper", "upper"])
+@pytest.mark.parametrize("tie_break", TIES)
+@settings(max_examples=scaled(30))
+@given(tree=gold_trees(), policy=walk_policies, seed=seeds)
+def test_nonmonotonic_preferred_moves_stay_within_the_bound(loss, tie_break, tree, policy, seed):
+    import reference_covington_nm as ref_nm
+
+    gold_heads, gold_labels = tree
+    rng = random.Random(seed)
+    system = CovingtonNM(labels=LABELS, loss=loss, tie_break=tie_break)
+    tally = {"broken ties": 0}
+
+    def complete(state, cfg):
+        bound = state.loss()
+        final, paid = preferred_completion(state, rng, tally)
+        assert actual_loss(final, gold_heads, gold_labels) <= bound + paid
+
+    walk(system, ref_nm, gold_heads, gold_labels, rng, policy, complete)
+
+
+@pytest.mark.parametrize("system_class", [Covington, CovingtonNM])
+@pytest.mark.parametrize("tie_break", TIES)
+def test_preferred_moves_from_the_start_rebuild_gold_and_break_ties(system_class, tie_break):
+    rng = random.Random(3)
+    system = system_class(labels=LABELS, tie_break=tie_break)
+    tally = {"broken ties": 0}
+    for heads, labels in ([0], [0]), ([3, 4, 0, 3], [0, 1, 2, 0]), \
+            ([0, 4, 1, 1, 2], [1, 1, 1, 2, 0]), ([2, 0, 5, 2, 2, 3], [0, 1, 2, 0, 1, 2]):
+        final, paid = preferred_completion(system.new_state(heads, labels), rng, tally)
+        assert paid == 0 and (final.heads, final.labels) == (heads, labels)
+    assert tally["broken ties"] > 0
+
+
+def test_preferred_moves_on_ud_sentences(ud_sentences):
+    rng = random.Random(5)
+    for tie_break in TIES:
+        system = Covington(labels=LABELS, tie_break=tie_break)
+        tally = {"broken ties": 0}
+        for _, _, heads, deprels in ud_sentences[:60]:
+            heads = list(heads)
+            labels = [sum(map(ord, d)) % len(LABELS) for d in deprels]
+            state = system.new_state(heads, labels)
+            # From a configuration a few random moves in, and from the start.
+            for _ in range(rng.randrange(0, 2 * len(heads))):
+                if state.is_final():
+                    break
+                state.apply(rng.choice(state.valid_moves()))
+            expected = state.loss()
+            final, paid = preferred_completion(state, rng, tally)
+            assert paid == 0 and actual_loss(final, heads, labels) == expected
+        assert tally["broken ties"] > 0
+
+
+def test_tie_break_options():
+    assert Covington(labels=LABELS).options["tie_break"] == "none"
+    with pytest.raises(ValueError, match="Unknown tie_break 'scan'"):
+        Covington(labels=LABELS, tie_break="scan")
+    with pytest.raises(ValueError, match="Invalid no_arc_weight 2"):
+        Covington(labels=LABELS, tie_break="weighted", no_arc_weight=2)
+    # Gold 0 -> 1 -> 2: after building both arcs the focus is (0, 2), where
+    # Shift and No-Arc both cost 0 in the exact oracle.
+    for tie_break, no_arc_cost in [("none", 0.0), ("shift", 1.0), ("shift_if_headed", 1.0),
+                                   ("weighted", 0.75)]:
+        system = Covington(labels=LABELS, tie_break=tie_break, no_arc_weight=0.25)
+        state = system.new_state([0, 1], [0, 0])
+        for move in (system.move_id("R", "l0"), 0, system.move_id("R", "l0")):
+            state.apply(move)
+        assert state.focus == (0, 2)
+        assert state.costs()[:2] == [0.0, no_arc_cost], tie_break
