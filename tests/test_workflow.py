@@ -11,7 +11,7 @@ from spacy.tokens import Doc
 from spacy.training import Example
 
 from spacy_nonmono.evaluation import read_conllu
-from spacy_nonmono.evaluation.compare import comparison_table, write_plots
+from spacy_nonmono.evaluation.compare import comparison_table, summarize, verdict, write_plots
 from spacy_nonmono.evaluation.conllu_eval import gold_tree
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -173,29 +173,61 @@ def fake_scores(las):
 
 
 def test_comparison_table_and_plots(tmp_path):
+    """One seed: plain values, paired differences without a spread (a tie)."""
     results = {
-        ("tb", "spacy_parser"): {"dev": fake_scores(70), "test": fake_scores(68),
-                                 "words_per_second": 1000.0, "best_words_per_second": 1200.0},
-        ("tb", "covington-dynamic"): {"dev": fake_scores(71), "test": fake_scores(69),
-                                      "words_per_second": 900.0, "best_words_per_second": 1200.0,
-                                      "transitions_per_word": 3.125},
-        ("tb", "udpipe"): {"dev": fake_scores(60), "test": fake_scores(58)},
+        ("tb", "spacy_parser"): [{"seed": 0, "dev": fake_scores(70), "test": fake_scores(68),
+                                  "words_per_second": 1000.0, "best_words_per_second": 1200.0}],
+        ("tb", "covington-dynamic"): [{"seed": 0, "dev": fake_scores(71), "test": fake_scores(69),
+                                       "words_per_second": 900.0, "best_words_per_second": 1200.0,
+                                       "transitions_per_word": 3.125}],
+        ("tb", "udpipe"): [{"seed": 0, "dev": fake_scores(60), "test": fake_scores(58)}],
     }
     systems = ["spacy_parser", "covington-dynamic", "udpipe"]
     table = comparison_table(results, ["tb"], systems)
     header, _, *rows = table.splitlines()
     # Dev chose the checkpoints: its columns say so.
-    assert "| dev UAS (selection) | dev LAS (selection) | test UAS |" in header
-    assert rows[0] == ("| tb | spacy_parser | 75.00 | 70.00 | 73.00 | 68.00 | 63.00 | 68.00 (2) "
-                       "| 1,000 | 1.00x | 1.00x | n/a |")
-    assert rows[1].endswith("| 900 | 0.90x | 1.00x | 3.12 |")
+    assert "| seeds | dev UAS (selection) | dev LAS (selection) | test UAS |" in header
+    assert rows[0] == ("| tb | spacy_parser | 1 | 75.00 | 70.00 | 73.00 | 68.00 | 63.00 "
+                       "| 68.00 (2) | ref. | ref. | 1,000 | 1.00x | 1.00x | n/a |")
+    assert rows[1] == ("| tb | covington-dynamic | 1 | 76.00 | 71.00 | 74.00 | 69.00 | 64.00 "
+                       "| 69.00 (2) | +1.00 (tie (1 seed)) | +1.00 (tie (1 seed)) "
+                       "| 900 | 0.90x | 1.00x | 3.12 |")
     # UDPipe is named for what it runs; without speed numbers its cells say n/a.
-    assert rows[2].startswith("| tb | udpipe (Parsito swap, forms only) | 65.00 |")
+    assert rows[2].startswith("| tb | udpipe (Parsito swap, forms only) | 1 | 65.00 |")
     assert rows[2].endswith("| n/a | n/a | n/a | n/a |")
     pytest.importorskip("matplotlib")
     written = write_plots(results, ["tb"], systems, tmp_path)
     assert [p.name for p in written] == ["las_by_length.png", "las_by_projectivity.png"]
     assert all(p.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" for p in written)
+
+
+def test_comparison_over_seeds():
+    """Mean ± sd over seeds, and paired differences seed by seed: a
+    difference is "better" only beyond twice its spread."""
+    def runs(las_by_seed, speeds):
+        return [{"seed": seed, "dev": fake_scores(las), "test": fake_scores(las),
+                 "words_per_second": speed, "best_words_per_second": speed}
+                for seed, (las, speed) in enumerate(zip(las_by_seed, speeds))]
+
+    results = {
+        ("tb", "ref"): runs([60, 62, 64], [1000, 1000, 2000]),
+        ("tb", "steady"): runs([61, 63, 65], [1000, 500, 1000]),   # +1 at every seed
+        ("tb", "noisy"): runs([66, 60, 64], [1000, 1000, 2000]),   # +6, -2, 0
+    }
+    summary = summarize(results, ["tb"], ["ref", "steady", "noisy"])
+    assert summary[("tb", "ref")]["test LAS"] == (62.0, 2.0)
+    steady = summary[("tb", "steady")]["paired test LAS"]
+    assert steady["per_seed"] == [1.0, 1.0, 1.0] and steady["sd"] == 0.0
+    assert steady["verdict"] == "better"
+    noisy = summary[("tb", "noisy")]["paired test LAS"]
+    assert noisy["mean"] == pytest.approx(4 / 3) and noisy["verdict"] == "tie"
+    # Speed ratios are taken seed by seed: 1.0, 0.5, 0.5.
+    mean, sd = summary[("tb", "steady")]["speed ratio"]
+    assert mean == pytest.approx(2 / 3) and sd == pytest.approx(0.288675, abs=1e-5)
+    row = comparison_table(results, ["tb"], ["ref", "steady", "noisy"]).splitlines()[3]
+    assert row.startswith("| tb | steady | 3 | 68.00 ± 2.00 | 63.00 ± 2.00 |")
+    assert "| +1.00 ± 0.00 (better) |" in row
+    assert verdict(-3.0, 1.0, 3) == "worse" and verdict(2.0, 1.0, 3) == "tie"
 
 
 def test_project_commands_parse():

@@ -54,3 +54,14 @@ def check_spacy_corpus(path: Path) -> Path:
         raise InputError(f"{path}: not a readable .spacy corpus (DocBin): "
                          f"{type(e).__name__}") from None
     return path
+
+
+def parse_batch_sizes(text: str):
+    """--batch-sizes: comma-separated positive integers."""
+    try:
+        sizes = [int(k) for k in text.split(",") if k.strip()]
+    except ValueError:
+        sizes = []
+    if not sizes or min(sizes) < 1:
+        raise InputError(f"--batch-sizes takes comma-separated positive integers, not {text!r}")
+    return sizes

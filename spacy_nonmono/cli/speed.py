@@ -1,7 +1,8 @@
 """`speed`: words/s of several pipelines side by side on one treebank."""
 from pathlib import Path
 
-from .common import HelpFormatter, InputError, load_pipeline
+from ..evaluation.speed import BATCH_SIZES
+from .common import HelpFormatter, InputError, load_pipeline, parse_batch_sizes
 
 
 def add_parser(commands) -> None:
@@ -14,6 +15,8 @@ def add_parser(commands) -> None:
     )
     p.add_argument("pipelines", nargs="+", help="Pipeline folders (spacy.load) or .udpipe models")
     p.add_argument("--gold", type=Path, required=True, help="Gold-tokenized CoNLL-U to parse")
+    p.add_argument("--batch-sizes", default=",".join(map(str, BATCH_SIZES)),
+                   help="Comma-separated nlp.pipe batch sizes, each timed and reported")
     p.add_argument("--runs", type=int, default=5,
                    help="Timed runs per pipeline, interleaved; the table shows the median "
                    "and the best")
@@ -21,8 +24,8 @@ def add_parser(commands) -> None:
 
 
 def run(args) -> int:
-    from ..evaluation import measure_speed, read_conllu
-    from ..evaluation.speed import SpacyTimer, count_words
+    from ..evaluation import read_conllu
+    from ..evaluation.speed import SpacyTimer, count_words, measure_speed_by_batch_size
 
     if len(set(args.pipelines)) != len(args.pipelines):
         raise InputError("give each pipeline once")
@@ -39,17 +42,28 @@ def run(args) -> int:
             timers[name] = UDPipeParser(name)
         else:
             timers[name] = SpacyTimer(load_pipeline(name))
-    print(f"{len(sentences)} sentences, {count_words(sentences)} words; {args.runs} runs", flush=True)
-    speed = measure_speed(timers, sentences, n_runs=args.runs,
-                          progress=lambda line: print(line, flush=True))
-    median, best = speed["words_per_second"], speed["best_words_per_second"]
-    first = args.pipelines[0]
-    width = max(len(name) for name in timers)
-    print(f"\n{'pipeline':<{width}}  {'words/s':>10}  ratio  {'best run':>10}  ratio  "
-          "transitions/word")
-    for name in timers:
-        per_word = speed["transitions_per_word"][name]
-        print(f"{name:<{width}}  {median[name]:>10,.0f}  {median[name] / median[first]:.2f}x  "
-              f"{best[name]:>10,.0f}  {best[name] / best[first]:.2f}x  "
-              f"{'' if per_word is None else f'{per_word:.2f}'}")
+    batch_sizes = parse_batch_sizes(args.batch_sizes)
+    print(f"{len(sentences)} sentences, {count_words(sentences)} words; {args.runs} runs "
+          f"per batch size", flush=True)
+    speed = measure_speed_by_batch_size(timers, sentences, batch_sizes, n_runs=args.runs,
+                                        progress=lambda line: print(line, flush=True))
+    for size in batch_sizes:
+        print(f"\nnlp.pipe batch_size={size}")
+        print(speed_table(speed["by_batch_size"][str(size)], list(timers)))
     return 0
+
+
+def speed_table(speed, names) -> str:
+    """Median and best words/s of each pipeline with ratios to the first,
+    and transitions per word of nonmono_parser pipelines."""
+    median, best = speed["words_per_second"], speed["best_words_per_second"]
+    first = names[0]
+    width = max(len(name) for name in names)
+    lines = [f"{'pipeline':<{width}}  {'words/s':>10}  ratio  {'best run':>10}  ratio  "
+             "transitions/word"]
+    for name in names:
+        per_word = speed["transitions_per_word"][name]
+        lines.append(f"{name:<{width}}  {median[name]:>10,.0f}  {median[name] / median[first]:.2f}x  "
+                     f"{best[name]:>10,.0f}  {best[name] / best[first]:.2f}x  "
+                     f"{'' if per_word is None else f'{per_word:.2f}'}")
+    return "\n".join(lines)

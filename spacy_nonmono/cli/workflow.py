@@ -1,12 +1,15 @@
 """`workflow STEP`: the steps `project.yml` runs, over treebanks x systems.
 
-Layout under --root:
+Layout under --root, where <run> is the system's name for seed 0 and
+<system>.seed<k> for seed k (so a single-seed run looks as it always did):
   corpus/<treebank>/{train,dev,test}.spacy     converted training data
-  training/<treebank>/<system>/model-best      trained pipelines (UDPipe: model.udpipe)
-  metrics/<treebank>/<system>.json             dev and test scores (CoNLL 2018 style)
-  metrics/<treebank>/<system>.<split>.conllu   predictions
-  metrics/<treebank>/speed.json                words/s side by side, transitions/word
-  results/comparison.md, results/*.png         the comparison over everything
+  training/<treebank>/<run>/model-best         trained pipelines (UDPipe: model.udpipe)
+  metrics/<treebank>/<run>.json                dev and test scores (CoNLL 2018 style)
+  metrics/<treebank>/<run>.<split>.conllu      predictions
+  metrics/<treebank>/speed.json                words/s of every run side by side
+  results/comparison.md, results/*.png         the comparison over everything: mean ± sd
+                                               over seeds, paired differences to the
+                                               first system
 
 A treebank is a folder of --ud-dir holding *-train/dev/test.conllu. Steps skip
 work whose output exists (use --force to redo it).
@@ -19,7 +22,7 @@ from pathlib import Path
 from typing import Dict, Tuple
 
 from ..configs import CONFIG_DIR
-from .common import InputError, RawHelpFormatter, load_pipeline
+from .common import InputError, RawHelpFormatter, load_pipeline, parse_batch_sizes
 
 # System name -> (config in --configs, config overrides). "udpipe" is special.
 SYSTEMS: Dict[str, Tuple[str, Dict[str, str]]] = {
@@ -34,6 +37,14 @@ SYSTEMS: Dict[str, Tuple[str, Dict[str, str]]] = {
         for loss in ("lower", "pc_upper", "upper")
     },
 }
+# The Covington training targets that stop the scan: "<system>+<tie_break>".
+SYSTEMS.update({
+    f"{name}+{tie}": (config, {**overrides, "components.nonmono_parser.system_options":
+                               json.dumps({"tie_break": tie})})
+    for name, (config, overrides) in list(SYSTEMS.items())
+    if name != "covington-static" and name != "spacy_parser"
+    for tie in ("shift", "shift_if_headed", "weighted")
+})
 UDPIPE = "udpipe"
 SPLITS = ("train", "dev", "test")
 STEPS = ("convert", "train", "evaluate", "speed", "compare", "all", "oracle-bounds", "arc-moves")
@@ -62,12 +73,16 @@ def add_arguments(p: argparse.ArgumentParser, treebank_selection: bool = True) -
                    help="spacy train: training.eval_frequency (dev evaluations that choose "
                    "model-best)")
     p.add_argument("--patience", type=int, default=1500, help="spacy train: training.patience")
-    p.add_argument("--seed", type=int, default=0, help="spacy train: system.seed")
+    p.add_argument("--seeds", default="0",
+                   help="Comma-separated seeds (spacy train: system.seed); every system is "
+                   "trained, evaluated and timed once per seed")
     p.add_argument("--gpu-id", type=int, default=-1, help="GPU for training (-1: CPU)")
     p.add_argument("--udpipe-iterations", type=int, default=10,
                    help="Training iterations of the udpipe system")
     p.add_argument("--speed-runs", type=int, default=5,
                    help="Timed runs per system in the speed step (median and best reported)")
+    p.add_argument("--batch-sizes", default="1000,64",
+                   help="speed: nlp.pipe batch sizes timed; the comparison reports the first")
     p.add_argument("--bound-transitions", type=int, default=100000,
                    help="oracle-bounds: training transitions to analyse per treebank")
     p.add_argument("--max-nodes", type=int, default=100000,
@@ -96,8 +111,19 @@ class Workflow:
         if unknown:
             raise InputError(f"unknown system(s) {unknown}; known: "
                              f"{', '.join(list(SYSTEMS) + [UDPIPE])}")
+        try:
+            self.seeds = [int(k) for k in str(args.seeds).split(",") if k.strip()]
+        except ValueError:
+            raise InputError(f"--seeds takes comma-separated integers, not {args.seeds!r}")
+        if not self.seeds or len(set(self.seeds)) != len(self.seeds):
+            raise InputError(f"--seeds needs distinct seeds, got {args.seeds!r}")
         for tb in self.treebanks:
             self.conllu(tb, "train")  # fail early on a missing treebank
+
+    def runs(self):
+        """(system, seed, run name) of every run, system by system."""
+        return [(system, seed, run_name(system, seed))
+                for system in self.systems for seed in self.seeds]
 
     # -- paths ------------------------------------------------------------------
 
@@ -111,9 +137,9 @@ class Workflow:
     def corpus(self, treebank: str, split: str) -> Path:
         return self.args.root / "corpus" / treebank / f"{split}.spacy"
 
-    def model(self, treebank: str, system: str) -> Path:
-        folder = self.args.root / "training" / treebank / system
-        return folder / ("model.udpipe" if system == UDPIPE else "model-best")
+    def model(self, treebank: str, run: str) -> Path:
+        folder = self.args.root / "training" / treebank / run
+        return folder / ("model.udpipe" if is_udpipe(run) else "model-best")
 
     def metrics(self, treebank: str, name: str) -> Path:
         return self.args.root / "metrics" / treebank / name
@@ -121,13 +147,13 @@ class Workflow:
     def todo(self, output: Path) -> bool:
         return self.args.force or not output.exists()
 
-    def load(self, treebank: str, system: str):
+    def load(self, treebank: str, run: str):
         from ..evaluation.udpipe import UDPipeParser
 
-        path = self.model(treebank, system)
+        path = self.model(treebank, run)
         if not path.exists():
             raise InputError(f"no trained model at {path}: run the train step first")
-        return UDPipeParser(path) if system == UDPIPE else load_pipeline(path)
+        return UDPipeParser(path) if is_udpipe(run) else load_pipeline(path)
 
     # -- steps ------------------------------------------------------------------
 
@@ -152,12 +178,12 @@ class Workflow:
         from ..evaluation.udpipe import train_udpipe
 
         for tb in self.treebanks:
-            for system in self.systems:
-                model = self.model(tb, system)
+            for system, seed, run in self.runs():
+                model = self.model(tb, run)
                 if not self.todo(model):
-                    log(f"[{tb}] {system}: trained model exists ({model})")
+                    log(f"[{tb}] {run}: trained model exists ({model})")
                     continue
-                log(f"\n=== [{tb}] training {system}")
+                log(f"\n=== [{tb}] training {system}, seed {seed}")
                 if system == UDPIPE:
                     train_udpipe(self.conllu(tb, "train"), self.conllu(tb, "dev"),
                                  model.parent, iterations=self.args.udpipe_iterations)
@@ -173,7 +199,7 @@ class Workflow:
                        "--training.max_steps", str(a.max_steps),
                        "--training.eval_frequency", str(a.eval_frequency),
                        "--training.patience", str(a.patience),
-                       "--system.seed", str(a.seed), "--gpu-id", str(a.gpu_id)]
+                       "--system.seed", str(seed), "--gpu-id", str(a.gpu_id)]
                 for key, value in overrides.items():
                     cmd += [f"--{key}", value]
                 log(" ".join(cmd))
@@ -184,13 +210,13 @@ class Workflow:
         from ..evaluation.conllu_eval import gold_tree, parse_sentences
 
         for tb in self.treebanks:
-            for system in self.systems:
-                target = self.metrics(tb, f"{system}.json")
+            for system, seed, run in self.runs():
+                target = self.metrics(tb, f"{run}.json")
                 if not self.todo(target):
                     continue
-                log(f"[{tb}] evaluating {system}")
+                log(f"[{tb}] evaluating {run}")
                 target.parent.mkdir(parents=True, exist_ok=True)
-                parser = self.load(tb, system)
+                parser = self.load(tb, run)
                 scores = {}
                 for split in ("dev", "test"):
                     sentences, _ = read_gold(self.conllu(tb, split))
@@ -198,15 +224,15 @@ class Workflow:
                         trees = parser.parse(sentences)
                     else:
                         trees = parse_sentences(parser, sentences)
-                    write_conllu(sentences, trees, self.metrics(tb, f"{system}.{split}.conllu"))
+                    write_conllu(sentences, trees, self.metrics(tb, f"{run}.{split}.conllu"))
                     evaluation = evaluate_trees([gold_tree(s) for s in sentences], trees)
                     scores[split] = evaluation.to_dict()
                     log(f"  {split}: UAS {evaluation.words.uas:.2f} LAS {evaluation.words.las:.2f}")
                 target.write_text(json.dumps(scores, indent=2))
 
     def speed(self) -> None:
-        from ..evaluation import measure_speed, read_conllu
-        from ..evaluation.speed import SpacyTimer
+        from ..evaluation import read_conllu
+        from ..evaluation.speed import SpacyTimer, measure_speed_by_batch_size
 
         for tb in self.treebanks:
             target = self.metrics(tb, "speed.json")
@@ -214,35 +240,38 @@ class Workflow:
                 continue
             log(f"[{tb}] measuring speed on the test set, one thread")
             timers = {}
-            for system in self.systems:
-                parser = self.load(tb, system)
-                timers[system] = parser if system == UDPIPE else SpacyTimer(parser)
-            speed = measure_speed(timers, read_conllu(self.conllu(tb, "test")),
-                                  n_runs=self.args.speed_runs, progress=log)
+            for system, seed, run in self.runs():
+                parser = self.load(tb, run)
+                timers[run] = parser if system == UDPIPE else SpacyTimer(parser)
+            speed = measure_speed_by_batch_size(
+                timers, read_conllu(self.conllu(tb, "test")),
+                parse_batch_sizes(self.args.batch_sizes), n_runs=self.args.speed_runs,
+                progress=log)
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_text(json.dumps(speed, indent=2))
 
     def compare(self) -> None:
-        from ..evaluation.compare import comparison_table, write_plots
+        from ..evaluation.compare import comparison_table, summary_json, write_plots
 
         results = {}
         for tb in self.treebanks:
             speed_path = self.metrics(tb, "speed.json")
             speed = json.loads(speed_path.read_text()) if speed_path.exists() else {}
-            for system in self.systems:
-                path = self.metrics(tb, f"{system}.json")
+            for system, seed, run in self.runs():
+                path = self.metrics(tb, f"{run}.json")
                 if not path.exists():
-                    log(f"[{tb}] {system}: no scores yet ({path}); left out")
+                    log(f"[{tb}] {run}: no scores yet ({path}); left out")
                     continue
-                results[(tb, system)] = dict(json.loads(path.read_text()), **{
-                    key: speed.get(key, {}).get(system) for key in
-                    ("words_per_second", "best_words_per_second", "transitions_per_word")})
+                results.setdefault((tb, system), []).append(dict(
+                    json.loads(path.read_text()), seed=seed, **{
+                        key: speed.get(key, {}).get(run) for key in
+                        ("words_per_second", "best_words_per_second", "transitions_per_word")}))
         out = self.args.root / "results"
         out.mkdir(parents=True, exist_ok=True)
         table = comparison_table(results, self.treebanks, self.systems)
         (out / "comparison.md").write_text(table + "\n")
         (out / "comparison.json").write_text(json.dumps(
-            [{"treebank": tb, "system": s, **r} for (tb, s), r in results.items()], indent=2))
+            summary_json(results, self.treebanks, self.systems), indent=2))
         log("\n" + table)
         for path in write_plots(results, self.treebanks, self.systems, out):
             log(f"Wrote {path}")
@@ -261,7 +290,7 @@ class Workflow:
                 log(f"[{tb}] loss bounds along {self.args.bound_transitions} training transitions")
                 result = bound_tightness(
                     self.args.configs / "covington.cfg",
-                    training_overrides(self.corpus(tb, "train"), "upper", self.args.seed),
+                    training_overrides(self.corpus(tb, "train"), "upper", self.seeds[0]),
                     self.args.bound_transitions, max_nodes=self.args.max_nodes, log=log)
                 target.parent.mkdir(parents=True, exist_ok=True)
                 target.write_text(json.dumps(result, indent=2))
@@ -275,15 +304,15 @@ class Workflow:
 
         results = {}
         for tb in self.treebanks:
-            for system in self.systems:
+            for system, seed, run in self.runs():
                 if not system.startswith("covington_nm"):
                     continue
-                target = self.metrics(tb, f"{system}.arc_moves.json")
+                target = self.metrics(tb, f"{run}.arc_moves.json")
                 if self.todo(target):
-                    nlp = self.load(tb, system)
+                    nlp = self.load(tb, run)
                     examples = arc_move_examples(nlp, self.corpus(tb, "dev"))
                     target.write_text(json.dumps(arc_move_effects(nlp, examples), indent=2))
-                results[(tb, system)] = json.loads(target.read_text())
+                results[(tb, run)] = json.loads(target.read_text())
         self._write_result("arc_moves.md", arc_moves_table(results))
 
     def _write_result(self, name: str, table: str) -> None:
@@ -292,6 +321,16 @@ class Workflow:
         (out / name).write_text(table + "\n")
         log("\n" + table)
         log(f"Wrote {out / name}")
+
+
+def run_name(system: str, seed: int) -> str:
+    """The name of one training run: the system's for seed 0 (the layout of
+    single-seed runs), "<system>.seed<k>" for seed k."""
+    return system if seed == 0 else f"{system}.seed{seed}"
+
+
+def is_udpipe(run: str) -> bool:
+    return run.partition(".seed")[0] == UDPIPE
 
 
 def run(args) -> int:

@@ -36,6 +36,31 @@ def token_layout(docs: List[Doc], spans: Sequence[Span]):
     return lengths, offsets, int(doc_offsets[-1])
 
 
+def chunks(docs: List[Doc], spans: Sequence[Span], max_tokens: int):
+    """Split a batch into consecutive groups of docs of at most max_tokens
+    tokens (a longer doc alone), each with its spans, renumbered to index the
+    group's docs, and the positions of those spans in `spans`. Spans must
+    come in doc order, as the component makes them. Bounding the tokens of a
+    model call bounds the token table, which the parse loop reads at random:
+    it must stay small for parsing to be as fast with nlp.pipe's batch_size
+    1000 as with 64."""
+    start = 0
+    position = 0
+    while start < len(docs):
+        end, tokens = start, 0
+        while end < len(docs) and (end == start or tokens + len(docs[end]) <= max_tokens):
+            tokens += len(docs[end])
+            end += 1
+        chunk_spans = []
+        first = position
+        while position < len(spans) and spans[position][0] < end:
+            d, begin, stop = spans[position]
+            chunk_spans.append((d - start, begin, stop))
+            position += 1
+        yield docs[start:end], chunk_spans, range(first, position)
+        start = end
+
+
 class Decoder:
     """Base class of decoders (registered in `spacy_nonmono.registry.decoders`)."""
 

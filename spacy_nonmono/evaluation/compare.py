@@ -1,62 +1,150 @@
 """The comparison over treebanks x systems: a Markdown table and PNG plots."""
 from pathlib import Path
-from typing import Dict, List, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple
 
 from . import udpipe
 from .conllu_eval import LENGTH_BUCKETS
 
-Results = Dict[Tuple[str, str], dict]   # (treebank, system) -> {"dev", "test", speed keys}
+Results = Dict[Tuple[str, str], List[dict]]   # (treebank, system) -> one dict per seed
+# Each run dict: {"seed", "dev", "test", and the speed keys "words_per_second",
+# "best_words_per_second", "transitions_per_word" when measured}.
 
 # Names in tables and plots where the workflow's system name says too little.
 LABELS = {"udpipe": udpipe.LABEL}
+
+# The accuracy columns: (name, how to read it from a run's scores).
+ACCURACY = (
+    ("dev UAS", lambda r: r["dev"]["uas"]),
+    ("dev LAS", lambda r: r["dev"]["las"]),
+    ("test UAS", lambda r: r["test"]["uas"]),
+    ("test LAS", lambda r: r["test"]["las"]),
+    ("test CLAS", lambda r: r["test"]["clas"]),
+    ("test LAS non-proj.", lambda r: r["test"]["nonprojective"]["las"]),
+)
+# Paired differences to the reference system, seed by seed.
+PAIRED = (("test LAS", ACCURACY[3][1]), ("test LAS non-proj.", ACCURACY[5][1]))
 
 
 def label(system: str) -> str:
     return LABELS.get(system, system)
 
 
+def mean_sd(values: Sequence[float]) -> Tuple[float, Optional[float]]:
+    """Mean and sample standard deviation (None for a single value)."""
+    values = list(values)
+    mean = sum(values) / len(values)
+    if len(values) < 2:
+        return mean, None
+    return mean, (sum((v - mean) ** 2 for v in values) / (len(values) - 1)) ** 0.5
+
+
+def verdict(mean: float, sd: Optional[float], n: int) -> str:
+    """"better" / "worse" only when the mean paired difference exceeds twice
+    its standard deviation over seeds; otherwise "tie"."""
+    if sd is None or n < 2:
+        return "tie (1 seed)"
+    if abs(mean) > 2 * sd:
+        return "better" if mean > 0 else "worse"
+    return "tie"
+
+
+def summarize(results: Results, treebanks: List[str], systems: List[str]) -> Dict:
+    """Per (treebank, system): the seeds, mean and sd of every accuracy column
+    and of the speed columns, and the paired differences to the treebank's
+    reference system (the first of `systems` with results) with a verdict.
+    The speed ratio is taken seed by seed within the same speed run."""
+    summary = {}
+    for tb in treebanks:
+        present = [s for s in systems if results.get((tb, s))]
+        if not present:
+            continue
+        reference = {run["seed"]: run for run in results[(tb, present[0])]}
+        for system in present:
+            runs = results[(tb, system)]
+            entry = {"seeds": [run["seed"] for run in runs], "reference": present[0]}
+            entry.update({name: mean_sd([get(run) for run in runs]) for name, get in ACCURACY})
+            entry["non-proj. sentences"] = runs[0]["test"]["nonprojective_sentences"]
+            for key in ("words_per_second", "transitions_per_word"):
+                values = [run[key] for run in runs if run.get(key)]
+                entry[key] = mean_sd(values) if values else None
+            for key, ratio_key in (("words_per_second", "speed ratio"),
+                                   ("best_words_per_second", "best-run ratio")):
+                ratios = [run[key] / reference[run["seed"]][key] for run in runs
+                          if run.get(key) and reference.get(run["seed"], {}).get(key)]
+                entry[ratio_key] = mean_sd(ratios) if ratios else None
+            for name, get in PAIRED:
+                diffs = [get(run) - get(reference[run["seed"]]) for run in runs
+                         if run["seed"] in reference]
+                if diffs and system != present[0]:
+                    mean, sd = mean_sd(diffs)
+                    entry[f"paired {name}"] = {"per_seed": diffs, "mean": mean, "sd": sd,
+                                               "verdict": verdict(mean, sd, len(diffs))}
+            summary[(tb, system)] = entry
+    return summary
+
+
+def _cell(stat, fmt="{:.2f}", suffix="") -> str:
+    if stat is None:
+        return "n/a"
+    mean, sd = stat
+    return fmt.format(mean) + suffix + ("" if sd is None else " ± " + fmt.format(sd) + suffix)
+
+
+def _paired_cell(paired) -> str:
+    if paired is None:
+        return "ref."
+    sd = "" if paired["sd"] is None else f" ± {paired['sd']:.2f}"
+    return f"{paired['mean']:+.2f}{sd} ({paired['verdict']})"
+
+
 def comparison_table(results: Results, treebanks: List[str], systems: List[str]) -> str:
     """Dev UAS/LAS, test UAS/LAS/CLAS, LAS on non-projective test sentences,
-    words/s (median run) with the ratio to the first system of each
-    treebank, the same ratio for the best runs, and the transitions per word
-    of our parsers. The dev columns are headed "(selection)": dev chose each
-    spaCy pipeline's checkpoint, so they are not unbiased estimates."""
+    each as mean ± sd over seeds (a plain value for one seed); the paired
+    difference of test LAS and of non-projective LAS to the first system,
+    seed by seed, with its verdict; words/s (median run), its ratio to the
+    first system and the same ratio for the best runs; transitions per word of
+    our parsers. The dev columns are headed "(selection)": dev chose each
+    pipeline's checkpoint, so they are not unbiased estimates."""
+    summary = summarize(results, treebanks, systems)
     lines = [
-        "| treebank | system | dev UAS (selection) | dev LAS (selection) | test UAS | test LAS "
-        "| test CLAS "
-        "| test LAS non-proj. (sentences) | words/s | speed ratio | best-run ratio "
-        "| transitions/word |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "| treebank | system | seeds | dev UAS (selection) | dev LAS (selection) | test UAS "
+        "| test LAS | test CLAS | test LAS non-proj. (sentences) | Δ test LAS (paired) "
+        "| Δ LAS non-proj. (paired) | words/s | speed ratio | best-run ratio | transitions/word |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for tb in treebanks:
-        reference = best_reference = None
         for system in systems:
-            r = results.get((tb, system))
-            if r is None:
+            e = summary.get((tb, system))
+            if e is None:
                 continue
-            test, speed, best = r["test"], r.get("words_per_second"), r.get("best_words_per_second")
-            if reference is None and speed:
-                reference, best_reference = speed, best
-            speed_cells = (f"{speed:,.0f} | {speed / reference:.2f}x" if speed and reference
-                           else "n/a | n/a")
-            speed_cells += (f" | {best / best_reference:.2f}x" if best and best_reference
-                            else " | n/a")
-            per_word = r.get("transitions_per_word")
-            speed_cells += f" | {per_word:.2f}" if per_word else " | n/a"
+            speed = e["words_per_second"]
             lines.append(
-                f"| {tb} | {label(system)} | {r['dev']['uas']:.2f} | {r['dev']['las']:.2f} "
-                f"| {test['uas']:.2f} | {test['las']:.2f} "
-                f"| {test['clas']:.2f} | {test['nonprojective']['las']:.2f} "
-                f"({test['nonprojective_sentences']}) | {speed_cells} |"
+                f"| {tb} | {label(system)} | {len(e['seeds'])} "
+                f"| {_cell(e['dev UAS'])} | {_cell(e['dev LAS'])} | {_cell(e['test UAS'])} "
+                f"| {_cell(e['test LAS'])} | {_cell(e['test CLAS'])} "
+                f"| {_cell(e['test LAS non-proj.'])} ({e['non-proj. sentences']}) "
+                f"| {_paired_cell(e.get('paired test LAS'))} "
+                f"| {_paired_cell(e.get('paired test LAS non-proj.'))} "
+                f"| {_cell(speed, '{:,.0f}')} | {_cell(e['speed ratio'], '{:.2f}', 'x')} "
+                f"| {_cell(e['best-run ratio'], '{:.2f}', 'x')} "
+                f"| {_cell(e['transitions_per_word'])} |"
             )
     return "\n".join(lines)
+
+
+def summary_json(results: Results, treebanks: List[str], systems: List[str]) -> List[dict]:
+    """comparison.json: per (treebank, system), every seed's scores and the summary."""
+    summary = summarize(results, treebanks, systems)
+    return [{"treebank": tb, "system": s, "runs": results[(tb, s)], "summary": summary[(tb, s)]}
+            for (tb, s) in summary]
 
 
 def write_plots(results: Results, treebanks: List[str], systems: List[str],
                 output: Path) -> List[Path]:
     """results/las_by_length.png and results/las_by_projectivity.png: test
     LAS per gold arc length bucket and per sentence projectivity, one panel
-    per treebank, one bar per system. Needs matplotlib."""
+    per treebank, one bar per system (mean over seeds, error bars one
+    standard deviation). Needs matplotlib."""
     try:
         import matplotlib
 
@@ -65,7 +153,7 @@ def write_plots(results: Results, treebanks: List[str], systems: List[str],
     except ImportError:
         print("matplotlib is not installed: no plots (pip install matplotlib).", flush=True)
         return []
-    treebanks = [tb for tb in treebanks if any((tb, s) in results for s in systems)]
+    treebanks = [tb for tb in treebanks if any(results.get((tb, s)) for s in systems)]
     if not treebanks:
         return []
     panels = {
@@ -85,11 +173,15 @@ def write_plots(results: Results, treebanks: List[str], systems: List[str],
         fig, axes = plt.subplots(1, len(treebanks), figsize=(max(6.0, 4.2 * len(treebanks)), 3.8),
                                  squeeze=False, sharey=True)
         for ax, tb in zip(axes[0], treebanks):
-            present = [s for s in systems if (tb, s) in results]
+            present = [s for s in systems if results.get((tb, s))]
             width = 0.8 / max(1, len(present))
             for k, system in enumerate(present):
                 xs = [g + (k - (len(present) - 1) / 2) * width for g in range(len(groups))]
-                ax.bar(xs, values(results[(tb, system)]["test"]), width, label=label(system))
+                per_seed = [values(run["test"]) for run in results[(tb, system)]]
+                stats = [mean_sd(column) for column in zip(*per_seed)]
+                errors = [sd or 0.0 for _, sd in stats] if len(per_seed) > 1 else None
+                ax.bar(xs, [mean for mean, _ in stats], width, yerr=errors, capsize=2,
+                       label=label(system))
             ax.set_xticks(range(len(groups)))
             ax.set_xticklabels(groups)
             ax.set_title(tb)

@@ -10,10 +10,15 @@ from spacy.language import Language
 from .conllu_eval import sentence_doc
 
 
+# nlp.pipe batch sizes timed by default: the configs' nlp.batch_size first
+# (the figure the comparison reports), then a small one.
+BATCH_SIZES = (1000, 64)
+
+
 class SpacyTimer:
     """Times `nlp.pipe` on one fresh, unannotated doc per sentence."""
 
-    def __init__(self, nlp: Language, batch_size: int = 256):
+    def __init__(self, nlp: Language, batch_size: int = BATCH_SIZES[0]):
         self.nlp = nlp
         self.batch_size = batch_size
 
@@ -53,6 +58,23 @@ def measure_speed(timers: Dict[str, object], sentences: List[conllu.TokenList],
         "transitions_per_word": {name: transitions_per_word(t) for name, t in timers.items()},
         "runs": runs,
     }
+
+
+def measure_speed_by_batch_size(timers: Dict[str, object], sentences: List[conllu.TokenList],
+                                batch_sizes=BATCH_SIZES, n_runs: int = 5,
+                                progress=None) -> Dict[str, object]:
+    """measure_speed at each nlp.pipe batch size (timers without a
+    `batch_size`, e.g. UDPipe, run the same way each time): the first batch
+    size's results at the top level, all of them under "by_batch_size"."""
+    by_size = {}
+    for size in batch_sizes:
+        for timer in timers.values():
+            if hasattr(timer, "batch_size"):
+                timer.batch_size = size
+        if progress is not None:
+            progress(f"batch size {size}")
+        by_size[str(size)] = measure_speed(timers, sentences, n_runs, progress)
+    return dict(by_size[str(batch_sizes[0])], batch_size=batch_sizes[0], by_batch_size=by_size)
 
 
 def measure_runs(timers: Dict[str, object], sentences: List[conllu.TokenList],
