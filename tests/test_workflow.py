@@ -100,6 +100,21 @@ def test_speed_command(tiny_pipeline, tmp_path):
     assert second[3] == pytest.approx(second[2] / first[2], abs=0.01)
     # Covington shifts every word once, and both copies parse alike.
     assert first[4] >= 1.0 and first[4] == second[4]
+    # Both batch sizes are timed, the configs' 1000 first.
+    assert [line for line in lines if line.startswith("nlp.pipe batch_size=")] == \
+        ["nlp.pipe batch_size=1000", "nlp.pipe batch_size=64"]
+
+
+def test_profile_command(tiny_pipeline, tmp_path):
+    output = cli("profile", tiny_pipeline, "--gold", TEST_CONLLU, "--top", "3", cwd=tmp_path)
+    shares = {}
+    for line in output.splitlines()[1:5]:
+        name, seconds, share = line.rsplit(None, 3)[0].strip(), line.split()[-3], line.split()[-1]
+        shares[name] = float(share.rstrip("%"))
+        assert float(seconds) >= 0
+    assert list(shares) == ["tok2vec", "token table", "transition loop", "annotations"]
+    assert shares["tok2vec"] > 0 and shares["token table"] > 0 and shares["transition loop"] > 0
+    assert 50 <= sum(shares.values()) <= 100.5     # the rest: spaCy's pipe loop
 
 
 def write_corpus(path, docs):

@@ -17,7 +17,7 @@ PROG = "spacy-nonmono"
 
 def build_parser(prog: str = PROG) -> argparse.ArgumentParser:
     from .. import __version__
-    from . import benchmark, evaluate, oracle, speed, workflow
+    from . import benchmark, evaluate, oracle, profile, speed, workflow
 
     parser = argparse.ArgumentParser(
         prog=prog,
@@ -27,7 +27,7 @@ def build_parser(prog: str = PROG) -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"spacy-nonmono {__version__}")
     commands = parser.add_subparsers(dest="command", required=True)
-    for module in (benchmark, evaluate, oracle, speed, workflow):
+    for module in (benchmark, evaluate, oracle, profile, speed, workflow):
         module.add_parser(commands)
     return parser
 
