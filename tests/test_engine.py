@@ -229,3 +229,20 @@ def test_toy_system_trains_and_parses_through_the_component(toy_system, tmp_path
     for text, doc in zip(texts, parsed):
         again = reloaded(text)
         assert [(t.head.i, t.dep_) for t in again] == [(t.head.i, t.dep_) for t in doc]
+
+
+def test_exploration_follows_the_training_seed():
+    """The generator that picks between the predicted and the oracle's move
+    (follow_oracle_prob) is seeded at initialization from numpy's, which
+    `spacy train` seeds from [system] seed."""
+    from thinc.api import fix_random_seed
+
+    examples = [Example(Doc(d.vocab, words=[t.text for t in d]), d)
+                for d in sample_docs("train", limit=8)]
+    draws = []
+    for seed in (1, 1, 2):
+        nlp = make_nlp()
+        fix_random_seed(seed)
+        nlp.initialize(lambda: examples)
+        draws.append(nlp.get_pipe("nonmono_parser")._rng.random(3).tolist())
+    assert draws[0] == draws[1] != draws[2]
