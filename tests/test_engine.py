@@ -38,15 +38,16 @@ def test_covington_move_table():
 
 def test_system_defaults_and_options():
     covington = get_system("covington")(labels=["a"])
-    assert (covington.oracle, covington.options) == ("dynamic", {"loss": "exact"})
+    assert covington.oracle == "dynamic"
+    assert covington.options == {"loss": "exact", "tie_break": "none", "no_arc_weight": 0.25}
     nm = get_system("covington_nm")(labels=["a"], loss="upper")
-    assert nm.options == {"loss": "upper"} and nm.loss_name == "upper"
+    assert nm.options["loss"] == "upper" and nm.loss_name == "upper"
     assert get_system("covington_nm")(labels=["a"]).loss_name == "lower"
     with pytest.raises(ValueError, match=r"Unknown loss 'upper' for system 'covington': "
                                          r"expected one of 'exact'"):
         get_system("covington")(labels=["a"], loss="upper")
     with pytest.raises(ValueError, match=r"System 'covington_nm' takes no option 'strategy'; "
-                                         r"its options are: 'loss'"):
+                                         r"its options are: 'loss', 'tie_break', 'no_arc_weight'"):
         get_system("covington_nm")(labels=["a"], strategy="x")
     with pytest.raises(ValueError, match="Unknown oracle 'exploring'"):
         get_system("covington")(labels=["a"], oracle="exploring")
@@ -58,7 +59,7 @@ def test_system_defaults_and_options():
 def test_component_passes_options_through():
     nlp = spacy.blank("en")
     parser = nlp.add_pipe("nonmono_parser", config={"system": "covington_nm", "loss": "pc_upper"})
-    assert parser.moves.options == {"loss": "pc_upper"} and parser.moves.oracle == "dynamic"
+    assert parser.moves.options["loss"] == "pc_upper" and parser.moves.oracle == "dynamic"
     with pytest.raises(ValueError, match="takes no option 'shift_prob'"):
         spacy.blank("en").add_pipe("nonmono_parser",
                                    config={"system_options": {"shift_prob": 0.3}})
@@ -246,3 +247,26 @@ def test_exploration_follows_the_training_seed():
         nlp.initialize(lambda: examples)
         draws.append(nlp.get_pipe("nonmono_parser")._rng.random(3).tolist())
     assert draws[0] == draws[1] != draws[2]
+
+
+def test_choose_moves_matches_numpy_reference():
+    """The decoder's C choice of moves against the same rule in numpy:
+    argmax over valid moves, or over valid moves of least cost when the
+    state follows the oracle (ties to the lower id)."""
+    from spacy_nonmono.decoders.state_batch import choose_moves
+
+    rng = numpy.random.default_rng(4)
+    for _ in range(50):
+        n, n_moves = int(rng.integers(1, 20)), int(rng.integers(2, 9))
+        scores = rng.integers(-3, 3, size=(n, n_moves)).astype("f")     # ties on purpose
+        costs = rng.choice([0.0, 0.75, 1.0, 2.0], size=(n, n_moves)).astype("f")
+        valid = (rng.random((n, n_moves)) < 0.7).astype("int32")
+        valid[:, 0] = 1
+        draws = rng.random(n)
+        follow_prob = float(rng.choice([0.0, 0.3, 1.0]))
+        invalid = valid == 0
+        predicted = numpy.where(invalid, -numpy.inf, scores).argmax(axis=1)
+        least = numpy.where(invalid, numpy.inf, costs).min(axis=1, keepdims=True)
+        oracle = numpy.where((costs <= least) & ~invalid, scores, -numpy.inf).argmax(axis=1)
+        expected = numpy.where((draws < follow_prob) | (follow_prob >= 1.0), oracle, predicted)
+        assert choose_moves(scores, costs, valid, draws, follow_prob).tolist() == expected.tolist()

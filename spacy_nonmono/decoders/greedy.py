@@ -8,9 +8,9 @@ from typing import Callable, Optional
 
 import numpy
 
-from ..models.step_model import TableGrad, host_weights
+from ..models.step_model import StepUpdate, host_weights
 from .base import Decoder, Parses, chunks, token_layout
-from .state_batch import StateBatch, softmax_log_loss
+from .state_batch import StateBatch, choose_moves, softmax_log_loss
 
 
 # Tokens per model call when parsing (see `chunks`). Measured on the Gothic
@@ -44,36 +44,23 @@ class GreedyDecoder(Decoder):
                            gold_labels=[g.labels for g in golds])
         follow = 1.0 if system.uses_static_oracle else follow_oracle_prob
         table, backprop_table = model.begin_update(docs)
-        step = model.get_ref("step")
-        table_grads = []
+        step = StepUpdate(model.get_ref("step"), table)
+        d_scores_per_step = []
+        no_draws = numpy.empty(0)
         loss = 0.0
         active = batch.active()
         while active.size:
-            ids = batch.get_context(active)
-            scores, backprop_step = step.begin_update((table, ids))
+            scores = step(batch.get_context(active))
             costs, valid = batch.get_costs(active)
             d_scores, step_loss = softmax_log_loss(scores, costs, valid)
             loss += step_loss
-            table_grads.append(backprop_step(d_scores))
-            moves = choose_moves(scores, costs, valid, follow, rng)
+            d_scores_per_step.append(d_scores)
+            draws = rng.random(len(active)) if follow < 1.0 else no_draws
+            moves = choose_moves(scores, costs, valid, draws, follow)
             if step_observer is not None:
                 step_observer(batch, active, moves)
             batch.apply(active, moves)
             active = batch.active()
-        if table_grads:
-            backprop_table(TableGrad.concat(table_grads))
+        if d_scores_per_step:
+            backprop_table(step.backprop(d_scores_per_step))
         return loss
-
-
-def choose_moves(scores, costs, valid, follow_prob: float, rng: numpy.random.Generator):
-    """Per state, the best-scoring valid move, or with probability
-    follow_prob the best-scoring move of minimal cost."""
-    invalid = valid == 0
-    predicted = numpy.where(invalid, -numpy.inf, scores).argmax(axis=1)
-    min_cost = numpy.where(invalid, numpy.inf, costs).min(axis=1, keepdims=True)
-    is_gold = (costs <= min_cost) & ~invalid
-    oracle = numpy.where(is_gold, scores, -numpy.inf).argmax(axis=1)
-    if follow_prob >= 1.0:
-        return oracle.astype("int32")
-    follow = rng.random(len(scores)) < follow_prob
-    return numpy.where(follow, oracle, predicted).astype("int32")

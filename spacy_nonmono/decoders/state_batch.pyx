@@ -48,10 +48,14 @@ cdef class StateBatch:
 
     def active(self):
         """Indices of the configurations that are not final."""
-        return numpy.asarray(
-            [b for b in range(self.size) if not self.system.is_final(self.states[b])],
-            dtype=numpy.int32,
-        )
+        out = numpy.empty(self.size, dtype=numpy.int32)
+        cdef int[::1] view = out
+        cdef int b, n = 0
+        for b in range(self.size):
+            if not self.system.is_final(self.states[b]):
+                view[n] = b
+                n += 1
+        return out[:n]
 
     def get_context(self, int[::1] active):
         cdef int nF = self.system.n_context
@@ -204,3 +208,29 @@ def softmax_log_loss(float[:, ::1] scores, float[:, ::1] costs, int[:, ::1] vali
 
 cdef inline double _target_weight(double cost, double best_cost) noexcept nogil:
     return max(0.0, 1.0 - (cost - best_cost))
+
+
+def choose_moves(float[:, ::1] scores, float[:, ::1] costs, int[:, ::1] valid,
+                 double[::1] draws, double follow_prob):
+    """Per state, the best-scoring valid move, or, when its draw is below
+    follow_prob (always when follow_prob >= 1; draws may then be empty), the
+    best-scoring move of least cost. Ties go to the lower move id."""
+    cdef int nB = scores.shape[0], nO = scores.shape[1], b, m, best, gold
+    cdef float least
+    moves = numpy.empty(nB, dtype=numpy.int32)
+    cdef int[::1] out = moves
+    for b in range(nB):
+        best = gold = -1
+        least = 1e30
+        for m in range(nO):
+            if valid[b, m] and costs[b, m] < least:
+                least = costs[b, m]
+        for m in range(nO):
+            if not valid[b, m]:
+                continue
+            if best == -1 or scores[b, m] > scores[b, best]:
+                best = m
+            if costs[b, m] <= least and (gold == -1 or scores[b, m] > scores[b, gold]):
+                gold = m
+        out[b] = gold if follow_prob >= 1.0 or draws[b] < follow_prob else best
+    return moves

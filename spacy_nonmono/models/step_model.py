@@ -63,17 +63,46 @@ def host_weights(model: Model, nF: int) -> HostWeights:
 
 def forward(model: Model, inputs, is_train: bool):
     table, ids = inputs
-    nP = model.get_dim("nP")
     scores, hidden, which = score_states(host_weights(model, table.shape[1]), table, ids)
 
     def backprop(d_scores) -> TableGrad:
-        ops = model.ops
-        d_scores = numpy.ascontiguousarray(d_scores, dtype="f")
-        W = ops.to_numpy(model.get_param("W"))
-        model.inc_grad("W", ops.asarray2f(d_scores.T @ hidden))
-        model.inc_grad("b", ops.asarray1f(d_scores.sum(axis=0)))
-        d_unmaxed = CPU_OPS.backprop_maxout(d_scores @ W, which, nP)
-        model.inc_grad("hidden_b", ops.asarray2f(d_unmaxed.sum(axis=0)))
-        return TableGrad(ids, d_unmaxed)
+        return _backprop(model, ids, hidden, which, d_scores)
 
     return scores, backprop
+
+
+def _backprop(model: Model, ids, hidden, which, d_scores) -> TableGrad:
+    """Accumulate the step model's gradients for states with these context
+    ids, hidden vectors and maxout choices; return the table's gradient."""
+    ops = model.ops
+    d_scores = numpy.ascontiguousarray(d_scores, dtype="f")
+    W = ops.to_numpy(model.get_param("W"))
+    model.inc_grad("W", ops.asarray2f(d_scores.T @ hidden))
+    model.inc_grad("b", ops.asarray1f(d_scores.sum(axis=0)))
+    d_unmaxed = CPU_OPS.backprop_maxout(d_scores @ W, which, model.get_dim("nP"))
+    model.inc_grad("hidden_b", ops.asarray2f(d_unmaxed.sum(axis=0)))
+    return TableGrad(ids, d_unmaxed)
+
+
+class StepUpdate:
+    """The step model over the many steps of one training update: scores
+    each step's states as `forward` does (the same C routine, the weights
+    copied to the host once), and backpropagates all steps at once, so a
+    batch pays Python and matrix-product overhead once rather than at each of
+    its (up to thousands of) steps."""
+
+    def __init__(self, model: Model, table):
+        self.model = model
+        self.table = table
+        self.weights = host_weights(model, table.shape[1])
+        self.saved = []
+
+    def __call__(self, ids):
+        scores, hidden, which = score_states(self.weights, self.table, ids)
+        self.saved.append((ids, hidden, which))
+        return scores
+
+    def backprop(self, d_scores_per_step) -> TableGrad:
+        """The gradients of every step scored so far, d_scores in step order."""
+        ids, hidden, which = (numpy.concatenate(part) for part in zip(*self.saved))
+        return _backprop(self.model, ids, hidden, which, numpy.concatenate(d_scores_per_step))
