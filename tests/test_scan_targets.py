@@ -129,3 +129,21 @@ def test_tie_break_options():
             state.apply(move)
         assert state.focus == (0, 2)
         assert state.costs()[:2] == [0.0, no_arc_cost], tie_break
+
+
+@settings(max_examples=scaled(200), deadline=None)
+@given(gold_trees(max_words=12))
+def test_static_oracle_transitions_per_word(tree):
+    """The reference the scan is measured against: the static oracle visits
+    the focus words i = j-1 down to the leftmost word linked to j (the
+    artificial root 0 included), one transition each, then shifts."""
+    from spacy_nonmono.evaluation.oracle_analysis import static_oracle_transitions_per_word
+
+    heads, labels = tree
+    n = len(heads)
+    expected = 0
+    for j in range(1, n + 1):
+        linked = [k for k in range(j) if heads[j - 1] == k or (k >= 1 and heads[k - 1] == j)]
+        expected += (j - min(linked) + 1) if linked else 1
+    for name in ("covington", "covington_nm"):
+        assert static_oracle_transitions_per_word(name, [tree]) == pytest.approx(expected / n)

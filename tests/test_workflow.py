@@ -170,6 +170,29 @@ def test_arc_moves_parse_the_gold_words(tmp_path):
     assert json.loads((tmp_path / "moves.json").read_text())["arc_moves"] == counts["arc_moves"]
 
 
+def test_workflow_evaluate_and_compare(tiny_pipeline, tmp_path):
+    """evaluate records the test parse's transitions per word; compare reports
+    it as a multiple of the static oracle's on the gold test trees."""
+    from spacy_nonmono.evaluation.oracle_analysis import static_oracle_transitions_per_word
+
+    root = tmp_path / "bench"
+    for seed, run in ((0, "covington-dynamic"), (1, "covington-dynamic.seed1")):
+        shutil.copytree(tiny_pipeline, root / "training" / "sample" / run / "model-best")
+    args = ["--root", root, "--systems", "covington-dynamic", "--seeds", "0,1"]
+    cli("workflow", "evaluate", *args, cwd=ROOT)
+    scores = json.loads((root / "metrics" / "sample" / "covington-dynamic.json").read_text())
+    per_word = scores["test"]["transitions_per_word"]
+    assert per_word >= 1.0
+    out = cli("workflow", "compare", *args, cwd=ROOT)
+    static = static_oracle_transitions_per_word(
+        "covington", [gold_tree(s) for s in read_conllu(TEST_CONLLU)])
+    assert json.loads((root / "metrics" / "sample" / "static_oracle.json").read_text()) == {
+        "covington": pytest.approx(static)}
+    [row] = [line for line in out.splitlines() if line.startswith("| sample |")]
+    # Both seeds are the same pipeline: no spread.
+    assert row.endswith(f"| {per_word:.2f} ± 0.00 | {per_word / static:.2f}x ± 0.00x |")
+
+
 def test_parse_counts(tiny_pipeline):
     nlp = spacy.load(tiny_pipeline)
     parser = nlp.get_pipe("nonmono_parser")
@@ -198,18 +221,19 @@ def test_comparison_table_and_plots(tmp_path):
         ("tb", "udpipe"): [{"seed": 0, "dev": fake_scores(60), "test": fake_scores(58)}],
     }
     systems = ["spacy_parser", "covington-dynamic", "udpipe"]
-    table = comparison_table(results, ["tb"], systems)
+    # The static oracle makes 2.5 transitions per word on this treebank's test trees.
+    table = comparison_table(results, ["tb"], systems, {"tb": {"covington-dynamic": 2.5}})
     header, _, *rows = table.splitlines()
     # Dev chose the checkpoints: its columns say so.
     assert "| seeds | dev UAS (selection) | dev LAS (selection) | test UAS |" in header
     assert rows[0] == ("| tb | spacy_parser | 1 | 75.00 | 70.00 | 73.00 | 68.00 | 63.00 "
-                       "| 68.00 (2) | ref. | ref. | 1,000 | 1.00x | 1.00x | n/a |")
+                       "| 68.00 (2) | ref. | ref. | 1,000 | 1.00x | 1.00x | n/a | n/a |")
     assert rows[1] == ("| tb | covington-dynamic | 1 | 76.00 | 71.00 | 74.00 | 69.00 | 64.00 "
                        "| 69.00 (2) | +1.00 (tie (1 seed)) | +1.00 (tie (1 seed)) "
-                       "| 900 | 0.90x | 1.00x | 3.12 |")
+                       "| 900 | 0.90x | 1.00x | 3.12 | 1.25x |")
     # UDPipe is named for what it runs; without speed numbers its cells say n/a.
     assert rows[2].startswith("| tb | udpipe (Parsito swap, forms only) | 1 | 65.00 |")
-    assert rows[2].endswith("| n/a | n/a | n/a | n/a |")
+    assert rows[2].endswith("| n/a | n/a | n/a | n/a | n/a |")
     pytest.importorskip("matplotlib")
     written = write_plots(results, ["tb"], systems, tmp_path)
     assert [p.name for p in written] == ["las_by_length.png", "las_by_projectivity.png"]

@@ -19,7 +19,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
-from typing import Dict, Tuple
+from typing import Dict, Optional, Tuple
 
 from ..configs import CONFIG_DIR
 from .common import InputError, RawHelpFormatter, load_pipeline, parse_batch_sizes
@@ -220,6 +220,7 @@ class Workflow:
                 scores = {}
                 for split in ("dev", "test"):
                     sentences, _ = read_gold(self.conllu(tb, split))
+                    before = parse_counts(parser)
                     if system == UDPIPE:
                         trees = parser.parse(sentences)
                     else:
@@ -227,6 +228,11 @@ class Workflow:
                     write_conllu(sentences, trees, self.metrics(tb, f"{run}.{split}.conllu"))
                     evaluation = evaluate_trees([gold_tree(s) for s in sentences], trees)
                     scores[split] = evaluation.to_dict()
+                    after = parse_counts(parser)
+                    if after is not None and after["words"] > before["words"]:
+                        scores[split]["transitions_per_word"] = (
+                            (after["transitions"] - before["transitions"])
+                            / (after["words"] - before["words"]))
                     log(f"  {split}: UAS {evaluation.words.uas:.2f} LAS {evaluation.words.las:.2f}")
                 target.write_text(json.dumps(scores, indent=2))
 
@@ -253,7 +259,7 @@ class Workflow:
     def compare(self) -> None:
         from ..evaluation.compare import comparison_table, summary_json, write_plots
 
-        results = {}
+        results, static = {}, {}
         for tb in self.treebanks:
             speed_path = self.metrics(tb, "speed.json")
             speed = json.loads(speed_path.read_text()) if speed_path.exists() else {}
@@ -262,21 +268,49 @@ class Workflow:
                 if not path.exists():
                     log(f"[{tb}] {run}: no scores yet ({path}); left out")
                     continue
+                scores = json.loads(path.read_text())
                 results.setdefault((tb, system), []).append(dict(
-                    json.loads(path.read_text()), seed=seed, **{
+                    scores, seed=seed, **{
                         key: speed.get(key, {}).get(run) for key in
                         ("words_per_second", "best_words_per_second", "transitions_per_word")}))
+                # Transitions per word of the test parse (the evaluate step
+                # records it; older scores only have the speed step's).
+                if scores["test"].get("transitions_per_word") is not None:
+                    results[(tb, system)][-1]["transitions_per_word"] = \
+                        scores["test"]["transitions_per_word"]
+            by_system = self.static_oracle(tb)
+            static[tb] = {s: by_system[system_name(s)] for s in self.systems
+                          if system_name(s) in by_system}
         out = self.args.root / "results"
         out.mkdir(parents=True, exist_ok=True)
-        table = comparison_table(results, self.treebanks, self.systems)
+        table = comparison_table(results, self.treebanks, self.systems, static)
         (out / "comparison.md").write_text(table + "\n")
         (out / "comparison.json").write_text(json.dumps(
-            summary_json(results, self.treebanks, self.systems), indent=2))
+            summary_json(results, self.treebanks, self.systems, static), indent=2))
         log("\n" + table)
         for path in write_plots(results, self.treebanks, self.systems, out):
             log(f"Wrote {path}")
         log(f"Wrote {out / 'comparison.md'}")
 
+
+    def static_oracle(self, treebank: str) -> Dict[str, float]:
+        """Transitions per word of the static oracle of each of our transition
+        systems on the treebank's gold test trees: the reference for how much
+        decoding work a trained model does (cached in
+        metrics/<treebank>/static_oracle.json)."""
+        from ..evaluation import read_gold
+        from ..evaluation.conllu_eval import gold_tree
+        from ..evaluation.oracle_analysis import static_oracle_transitions_per_word
+
+        target = self.metrics(treebank, "static_oracle.json")
+        if self.todo(target):
+            sentences, _ = read_gold(self.conllu(treebank, "test"))
+            trees = [gold_tree(s) for s in sentences]
+            result = {name: static_oracle_transitions_per_word(name, trees)
+                      for name in sorted({system_name(s) for s in self.systems} - {None})}
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(json.dumps(result, indent=2))
+        return json.loads(target.read_text())
 
     def oracle_bounds(self) -> None:
         """Paper Table 1: bound tightness along covington_nm (upper) training."""
@@ -327,6 +361,22 @@ def run_name(system: str, seed: int) -> str:
     """The name of one training run: the system's for seed 0 (the layout of
     single-seed runs), "<system>.seed<k>" for seed k."""
     return system if seed == 0 else f"{system}.seed{seed}"
+
+
+def system_name(system: str) -> Optional[str]:
+    """The transition system a workflow system trains (None: not ours)."""
+    if system not in SYSTEMS or system == "spacy_parser":
+        return None
+    return SYSTEMS[system][1].get("components.nonmono_parser.system", "covington")
+
+
+def parse_counts(parser) -> Optional[Dict[str, int]]:
+    """A copy of the nonmono_parser's running transition and word counts
+    (None for other parsers)."""
+    for _, pipe in getattr(parser, "pipeline", []):
+        if hasattr(pipe, "parse_counts"):
+            return dict(pipe.parse_counts)
+    return None
 
 
 def is_udpipe(run: str) -> bool:

@@ -6,6 +6,8 @@ from . import udpipe
 from .conllu_eval import LENGTH_BUCKETS
 
 Results = Dict[Tuple[str, str], List[dict]]   # (treebank, system) -> one dict per seed
+# treebank -> system -> transitions per word of its static oracle on gold test trees
+Static = Optional[Dict[str, Dict[str, float]]]
 # Each run dict: {"seed", "dev", "test", and the speed keys "words_per_second",
 # "best_words_per_second", "transitions_per_word" when measured}.
 
@@ -48,11 +50,14 @@ def verdict(mean: float, sd: Optional[float], n: int) -> str:
     return "tie"
 
 
-def summarize(results: Results, treebanks: List[str], systems: List[str]) -> Dict:
+def summarize(results: Results, treebanks: List[str], systems: List[str],
+              static: Static = None) -> Dict:
     """Per (treebank, system): the seeds, mean and sd of every accuracy column
     and of the speed columns, and the paired differences to the treebank's
     reference system (the first of `systems` with results) with a verdict.
-    The speed ratio is taken seed by seed within the same speed run."""
+    The speed ratio is taken seed by seed within the same speed run; the
+    transitions per word also as a multiple of the system's static oracle's
+    (`static`)."""
     summary = {}
     for tb in treebanks:
         present = [s for s in systems if results.get((tb, s))]
@@ -67,6 +72,11 @@ def summarize(results: Results, treebanks: List[str], systems: List[str]) -> Dic
             for key in ("words_per_second", "transitions_per_word"):
                 values = [run[key] for run in runs if run.get(key)]
                 entry[key] = mean_sd(values) if values else None
+            reference_work = (static or {}).get(tb, {}).get(system)
+            entry["static oracle transitions_per_word"] = reference_work
+            entry["x static oracle"] = (
+                mean_sd([v / reference_work for v in values])
+                if values and reference_work else None)
             for key, ratio_key in (("words_per_second", "speed ratio"),
                                    ("best_words_per_second", "best-run ratio")):
                 ratios = [run[key] / reference[run["seed"]][key] for run in runs
@@ -97,20 +107,23 @@ def _paired_cell(paired) -> str:
     return f"{paired['mean']:+.2f}{sd} ({paired['verdict']})"
 
 
-def comparison_table(results: Results, treebanks: List[str], systems: List[str]) -> str:
+def comparison_table(results: Results, treebanks: List[str], systems: List[str],
+                     static: Static = None) -> str:
     """Dev UAS/LAS, test UAS/LAS/CLAS, LAS on non-projective test sentences,
     each as mean ± sd over seeds (a plain value for one seed); the paired
     difference of test LAS and of non-projective LAS to the first system,
     seed by seed, with its verdict; words/s (median run), its ratio to the
     first system and the same ratio for the best runs; transitions per word of
-    our parsers. The dev columns are headed "(selection)": dev chose each
+    our parsers, and that as a multiple of the static oracle's on the gold
+    test trees. The dev columns are headed "(selection)": dev chose each
     pipeline's checkpoint, so they are not unbiased estimates."""
-    summary = summarize(results, treebanks, systems)
+    summary = summarize(results, treebanks, systems, static)
     lines = [
         "| treebank | system | seeds | dev UAS (selection) | dev LAS (selection) | test UAS "
         "| test LAS | test CLAS | test LAS non-proj. (sentences) | Δ test LAS (paired) "
-        "| Δ LAS non-proj. (paired) | words/s | speed ratio | best-run ratio | transitions/word |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "| Δ LAS non-proj. (paired) | words/s | speed ratio | best-run ratio | transitions/word "
+        "| × static oracle |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for tb in treebanks:
         for system in systems:
@@ -127,14 +140,16 @@ def comparison_table(results: Results, treebanks: List[str], systems: List[str])
                 f"| {_paired_cell(e.get('paired test LAS non-proj.'))} "
                 f"| {_cell(speed, '{:,.0f}')} | {_cell(e['speed ratio'], '{:.2f}', 'x')} "
                 f"| {_cell(e['best-run ratio'], '{:.2f}', 'x')} "
-                f"| {_cell(e['transitions_per_word'])} |"
+                f"| {_cell(e['transitions_per_word'])} "
+                f"| {_cell(e['x static oracle'], '{:.2f}', 'x')} |"
             )
     return "\n".join(lines)
 
 
-def summary_json(results: Results, treebanks: List[str], systems: List[str]) -> List[dict]:
+def summary_json(results: Results, treebanks: List[str], systems: List[str],
+                 static: Static = None) -> List[dict]:
     """comparison.json: per (treebank, system), every seed's scores and the summary."""
-    summary = summarize(results, treebanks, systems)
+    summary = summarize(results, treebanks, systems, static)
     return [{"treebank": tb, "system": s, "runs": results[(tb, s)], "summary": summary[(tb, s)]}
             for (tb, s) in summary]
 

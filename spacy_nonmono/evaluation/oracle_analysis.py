@@ -223,3 +223,23 @@ def _nonmono_parser(nlp):
         if isinstance(pipe, NonMonoParser):
             return pipe
     raise ValueError("The pipeline has no nonmono_parser component.")
+
+
+def static_oracle_transitions_per_word(system_name: str, trees: Iterable) -> float:
+    """Transitions per word of the system's static oracle following each gold
+    tree from the initial configuration to a final one: the decoding work of
+    a parser that never takes an unnecessary step (the reference the
+    Covington scan is measured against). `trees` yields (heads, labels)."""
+    from ..registry import get_system
+
+    # Labels do not change the number of transitions: one dummy label, and
+    # gold labels left as "any".
+    system = get_system(system_name)(labels=["dep"], oracle="static")
+    transitions = words = 0
+    for heads, _ in trees:
+        state = system.new_state(gold_heads=heads)
+        while not state.is_final():
+            state.apply(state.static_move())
+            transitions += 1
+        words += len(heads)
+    return transitions / max(1, words)
