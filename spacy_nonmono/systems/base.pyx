@@ -100,6 +100,9 @@ cdef class TransitionSystem:
       "static");
     - `option_specs`: {option name: Option} of the settings it takes;
     - `context_names`: the context slots `set_context` fills;
+    - `projective`: whether it builds only projective trees (then the
+      component's `projectivize` setting says how it learns from
+      non-projective gold trees);
 
     and implements the cdef methods. The component passes settings through
     as `options`; an unknown one is a ValueError listing the valid ones.
@@ -109,6 +112,7 @@ cdef class TransitionSystem:
     oracles = ("dynamic", "static")
     option_specs = {}
     context_names = ()
+    projective = False
 
     def __init__(self, labels=(), oracle=None, **options):
         cls = type(self)
