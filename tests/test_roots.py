@@ -60,7 +60,8 @@ def pipeline(system, max_len):
     return PIPELINES[key]
 
 
-@pytest.mark.parametrize("system", ["covington", "covington_nm"])
+@pytest.mark.parametrize("system", ["covington", "covington_nm", "arc_eager", "arc_eager_tree",
+                                    "arc_eager_unshift"])
 @settings(max_examples=scaled(25))
 @given(data=st.data())
 def test_one_root_labelled_root_per_sentence(system, data):

@@ -37,12 +37,17 @@ SYSTEMS: Dict[str, Tuple[str, Dict[str, str]]] = {
         for loss in ("lower", "pc_upper", "upper")
     },
 }
+# The arc-eager family (projective; pseudo-projective training by default).
+SYSTEMS.update({
+    name: ("covington.cfg", {"components.nonmono_parser.system": name})
+    for name in ("arc_eager", "arc_eager_tree", "arc_eager_unshift")
+})
 # The Covington training targets that stop the scan: "<system>+<tie_break>".
 SYSTEMS.update({
     f"{name}+{tie}": (config, {**overrides, "components.nonmono_parser.system_options":
                                json.dumps({"tie_break": tie})})
     for name, (config, overrides) in list(SYSTEMS.items())
-    if name != "covington-static" and name != "spacy_parser"
+    if name.startswith("covington") and name != "covington-static"
     for tie in ("shift", "shift_if_headed", "weighted")
 })
 UDPIPE = "udpipe"

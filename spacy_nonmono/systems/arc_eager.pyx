@@ -40,9 +40,9 @@ section 2.2 of the paper for the non-monotonic ones (rules 4 and 5: Left-Arc
 replaces a head; two stack words can still be joined when the upper one has
 no head). A move's cost is the loss increase it causes. For
 arc_eager_unshift, ties are broken toward fewer non-monotonic moves (section
-2.2): when some move keeps both the non-monotonic and the monotonic loss, a
-move that keeps only the non-monotonic one costs 1 (it would need a repair
-later). The static oracle builds a projective gold tree: Left-Arc, Right-Arc,
+2.2): when a monotonic move keeps both the non-monotonic and the monotonic
+loss, a repair (Unshift, or a Left-Arc replacing a head) and a move that keeps
+only the non-monotonic loss (it would need a repair later) cost 1. The static oracle builds a projective gold tree: Left-Arc, Right-Arc,
 Reduce when B0 is linked to a word below S0, else Shift.
 """
 from .base cimport (INVALID_COST, StateC, GoldC, TransitionSystem, ParseState, copy_state,
@@ -110,6 +110,14 @@ cdef int arc_eager_loss(const StateC* s, const GoldC* gold, int variant, int* sc
         elif not arc_buildable(s, variant, where, h, d):
             loss += 1
     return loss
+
+
+cdef inline bint is_repair(const StateC* s, int kind) noexcept nogil:
+    """Whether the move of this kind is non-monotonic here: Unshift, or a
+    Left-Arc that replaces a head."""
+    cdef int s0 = S(s, 0)
+    return s0 != -1 and s.heads[s0] != -1 if kind == LEFT_ARC else (
+        kind == REDUCE and s0 != -1 and s.heads[s0] == -1)
 
 
 cdef class ArcEager(TransitionSystem):
@@ -222,12 +230,15 @@ cdef class ArcEager(TransitionSystem):
             elif kind == RIGHT_ARC:
                 label_cost = label_error(gold, s0, b0, self.c_moves[m].label)
             costs[m] = max(0, delta[kind] + label_cost)
-            if tie_break and costs[m] == 0 and mono_delta[kind] + label_cost <= 0:
+            if (tie_break and costs[m] == 0 and mono_delta[kind] <= 0
+                    and not is_repair(s, kind)):
                 monotonic_optimum = True
         if not monotonic_optimum:
             return
         for m in range(self.n_moves):
-            if is_valid[m] and costs[m] == 0 and mono_delta[self.c_moves[m].kind] > 0:
+            kind = self.c_moves[m].kind
+            if (is_valid[m] and costs[m] == 0
+                    and (mono_delta[kind] > 0 or is_repair(s, kind))):
                 costs[m] = 1.0
 
     cdef int static_move(self, const StateC* s, const GoldC* gold) noexcept nogil:
