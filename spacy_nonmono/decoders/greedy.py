@@ -59,7 +59,7 @@ class GreedyDecoder(Decoder):
             moves = choose_moves(scores, costs, valid, draws, follow)
             if step_observer is not None:
                 step_observer(batch, active, moves)
-            batch.apply(active, moves)
+            batch.apply(active, moves, scores)
             active = batch.active()
         if d_scores_per_step:
             backprop_table(step.backprop(d_scores_per_step))

@@ -89,10 +89,14 @@ cdef class StateBatch:
         return wrap_state(self.system, self.states[b],
                           self.golds[b] if self.has_gold else NULL)
 
-    def apply(self, int[::1] active, int[::1] moves):
+    def apply(self, int[::1] active, int[::1] moves, float[:, ::1] scores=None):
+        """Apply moves[a] to state active[a], chosen with scores[a] (if given)."""
         cdef int a
+        cdef const float* row = NULL
         for a in range(active.shape[0]):
-            self.system.apply(self.states[active[a]], moves[a])
+            if scores is not None:
+                row = &scores[a, 0]
+            self.system.apply_scored(self.states[active[a]], moves[a], row)
 
     def finish(self):
         """Finish every configuration to a tree; return (heads, labels) lists
@@ -165,7 +169,7 @@ cdef long greedy_parse(TransitionSystem system, StateC** batch, int size,
                     best = m
             if best == -1:
                 return -1
-            system.apply(state, best)
+            system.apply_scored(state, best, scores)
             n_transitions += 1
     return n_transitions
 

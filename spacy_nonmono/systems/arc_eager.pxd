@@ -15,6 +15,7 @@ cdef enum Variant:
     MONOTONIC = 0       # arc_eager
     TREE = 1            # arc_eager_tree: Unshift only with an empty buffer
     UNSHIFT = 2         # arc_eager_unshift: Unshift any time, Left-Arc clobbers
+    NM2013 = 3          # arc_eager_nm2013: Reduce attaches a headless S0, Left-Arc clobbers
 
 
 cdef class ArcEager(TransitionSystem):

@@ -21,8 +21,12 @@ Variants:
                      headless S0 at any time, Left-Arc replaces an existing
                      head of S0, Shift refused for a word shifted before (the
                      bit-vector S).
-  In both Unshift variants the run ends with an empty buffer and one word on
-  the stack. Two rules of ours keep every configuration live and the run
+  arc_eager_nm2013   Honnibal, Goldberg & Johnson (2013): Left-Arc replaces
+                     an existing head; Reduce of a headless S0 attaches it to
+                     S1 with the Right-Arc label that scored best when S0 was
+                     shifted (noted at Shift; -1 without model scores).
+  In the three non-monotonic variants the run ends with an empty buffer and
+  one word on the stack. Two rules of ours keep every configuration live and the run
   within 4n moves: Shift is always allowed on an empty stack, and Unshift
   needs two words on the stack (unshifting the only one would loop with
   that Shift). Each word is then pushed at most twice (a word pushed on an
@@ -38,10 +42,13 @@ can still build, plus built gold arcs with a wrong label. Which arcs remain
 buildable follows Goldberg & Nivre (2013) for the monotonic moves and
 section 2.2 of the paper for the non-monotonic ones (rules 4 and 5: Left-Arc
 replaces a head; two stack words can still be joined when the upper one has
-no head). A move's cost is the loss increase it causes. For
-arc_eager_unshift, ties are broken toward fewer non-monotonic moves (section
-2.2): when a monotonic move keeps both the non-monotonic and the monotonic
-loss, a repair (Unshift, or a Left-Arc replacing a head) and a move that keeps
+no head; in arc_eager_nm2013, a headless stack word can still be attached to
+the word right below it, by Reduce, correctly labelled if its noted label is
+the gold one). A move's cost is the loss increase it causes. For
+arc_eager_unshift and arc_eager_nm2013, ties are broken toward fewer
+non-monotonic moves (section 2.2): when a monotonic move keeps both the non-monotonic and the monotonic
+loss, a repair (Unshift or a Reduce of a headless word, or a Left-Arc replacing a
+head) and a move that keeps
 only the non-monotonic loss (it would need a repair later) cost 1. The static oracle builds a projective gold tree: Left-Arc, Right-Arc,
 Reduce when B0 is linked to a word below S0, else Shift.
 """
@@ -52,29 +59,40 @@ from .stack_buffer cimport (FLAG_SHIFTED, stack_buffer_size, stack_depth, buffer
                             set_stack_buffer_context, stack_buffer_fields)
 from .stack_buffer import CONTEXT_NAMES
 
+cdef inline int* noted_labels(const StateC* s) noexcept nogil:
+    """arc_eager_nm2013: per word, the best Right-Arc label when it was
+    shifted (after the stack/buffer ints)."""
+    return s.data + stack_buffer_size(s.n)
+
+
 # Where a word is, for the loss: its stack depth from the bottom (>= 0), or:
 cdef enum:
     IN_BUFFER = -1
     REDUCED = -2
 
 
-cdef bint arc_buildable(const StateC* s, int variant, const int* where, int h, int d) noexcept nogil:
-    """Whether h -> d (not in A) can still be built from s."""
+cdef bint arc_buildable(const StateC* s, const GoldC* gold, int variant, const int* where,
+                        int h, int d) noexcept nogil:
+    """Whether h -> d (not in A) can still be built from s, with its label."""
     cdef int wd = where[d], wh = where[h], upper
     if wd == REDUCED or wh == REDUCED:
         return False
     if s.heads[d] != -1:
-        # d's head is wrong. Only arc_eager_unshift can replace it, by a
-        # Left-Arc from the buffer, or from a headless word above d on the
-        # stack (after Unshift).
-        if variant != UNSHIFT or wd < 0:
+        # d's head is wrong. A Left-Arc from the buffer can replace it in the
+        # non-monotonic variants; in arc_eager_unshift also one from a
+        # headless word above d on the stack (after Unshift).
+        if variant == MONOTONIC or variant == TREE or wd < 0:
             return False
-        return wh == IN_BUFFER or (wh > wd and s.heads[h] == -1)
+        return wh == IN_BUFFER or (variant == UNSHIFT and wh > wd and s.heads[h] == -1)
     if wd == IN_BUFFER or wh == IN_BUFFER:
         return True
-    # Both on the stack: only by Unshift of the upper one, if it is headless.
+    # Both on the stack.
     if variant == MONOTONIC:
         return False
+    if variant == NM2013:
+        # Reduce attaches d to the word right below it, with the noted label.
+        return wh == wd - 1 and label_error(gold, h, d, noted_labels(s)[d]) == 0
+    # By Unshift of the upper one, if it is headless.
     upper = h if wh > wd else d
     return s.heads[upper] == -1
 
@@ -100,14 +118,17 @@ cdef int arc_eager_loss(const StateC* s, const GoldC* gold, int variant, int* sc
         if h == 0:
             # The root must end headless and be the first headless word; in
             # the monotonic system a headless word below it on the stack
-            # stays headless.
+            # stays headless; in arc_eager_nm2013 it must be the stack's
+            # bottom word (everything above gets a head).
             if s.heads[d] != -1:
                 loss += 1
             elif variant == MONOTONIC and where[d] >= 0 and headless_below[where[d]] > 0:
                 loss += 1
+            elif variant == NM2013 and where[d] > 0:
+                loss += 1
         elif s.heads[d] == h:
             loss += label_error(gold, h, d, s.labels[d])
-        elif not arc_buildable(s, variant, where, h, d):
+        elif not arc_buildable(s, gold, variant, where, h, d):
             loss += 1
     return loss
 
@@ -137,14 +158,17 @@ cdef class ArcEager(TransitionSystem):
         return stack_buffer_fields(state.c)
 
     cdef int state_size(self, int n) noexcept nogil:
-        return stack_buffer_size(n)
+        return stack_buffer_size(n) + n + 1
 
     cdef int scratch_size(self, int n) noexcept nogil:
         # The loss's scratch, then a configuration to try moves on.
-        return 2 * (n + 1) + 2 * (n + 1) + stack_buffer_size(n)
+        return 2 * (n + 1) + 2 * (n + 1) + self.state_size(n)
 
     cdef void init_state(self, StateC* s) noexcept nogil:
+        cdef int k
         init_stack_buffer(s)
+        for k in range(s.n + 1):
+            noted_labels(s)[k] = -1
 
     cdef bint is_final(self, const StateC* s) noexcept nogil:
         if buffer_length(s) > 0:
@@ -162,10 +186,15 @@ cdef class ArcEager(TransitionSystem):
     cdef void apply(self, StateC* s, int move) noexcept nogil:
         cdef int kind = self.c_moves[move].kind, s0 = S(s, 0), b0 = B(s, 0)
         if kind == SHIFT:
-            word_flags(s)[b0] |= FLAG_SHIFTED
+            if self.variant == TREE or self.variant == UNSHIFT:
+                word_flags(s)[b0] |= FLAG_SHIFTED
             push(s)
         elif kind == REDUCE:
             if s.heads[s0] != -1:
+                pop(s)
+            elif self.variant == NM2013:
+                s.heads[s0] = S(s, 1)
+                s.labels[s0] = noted_labels(s)[s0]
                 pop(s)
             else:
                 unshift(s)
@@ -177,6 +206,16 @@ cdef class ArcEager(TransitionSystem):
             s.heads[b0] = s0
             s.labels[b0] = self.c_moves[move].label
             push(s)
+
+    cdef void apply_scored(self, StateC* s, int move, const float* scores) noexcept nogil:
+        cdef int m, best = -1
+        if (self.variant == NM2013 and scores != NULL
+                and self.c_moves[move].kind == SHIFT):
+            for m in range(self.move_of(RIGHT_ARC, 0), self.n_moves):
+                if best == -1 or scores[m] > scores[best]:
+                    best = m
+            noted_labels(s)[B(s, 0)] = self.c_moves[best].label if best != -1 else -1
+        self.apply(s, move)
 
     cdef int loss_of(self, const StateC* s, const GoldC* gold, int variant,
                      int* scratch) noexcept nogil:
@@ -192,7 +231,8 @@ cdef class ArcEager(TransitionSystem):
         cdef int base, mono_base = 0
         cdef int[N_KINDS] delta
         cdef int[N_KINDS] mono_delta
-        cdef bint tie_break = self.variant == UNSHIFT, monotonic_optimum = False
+        cdef bint tie_break = self.variant == UNSHIFT or self.variant == NM2013
+        cdef bint monotonic_optimum = False
         cdef int* arrays = scratch + 2 * (n + 1)
         cdef StateC tmp
         tmp.heads = arrays
@@ -280,17 +320,21 @@ cdef class ArcEager(TransitionSystem):
         if self.is_final(s):
             return False
         if kind == SHIFT:
-            return b0 != -1 and (self.variant == MONOTONIC or depth == 0
-                                 or not (word_flags(s)[b0] & FLAG_SHIFTED))
+            return b0 != -1 and (self.variant == MONOTONIC or self.variant == NM2013
+                                 or depth == 0 or not (word_flags(s)[b0] & FLAG_SHIFTED))
         if kind == RIGHT_ARC:
             return s0 != -1 and b0 != -1
         if kind == LEFT_ARC:
-            return s0 != -1 and b0 != -1 and (self.variant == UNSHIFT or s.heads[s0] == -1)
+            return (s0 != -1 and b0 != -1
+                    and (self.variant == UNSHIFT or self.variant == NM2013 or s.heads[s0] == -1))
         if s0 == -1:
             return False
         if s.heads[s0] != -1:
             return True
-        return self.variant != MONOTONIC and depth >= 2 and (self.variant == UNSHIFT or b0 == -1)
+        # A headless S0: Unshift, or arc_eager_nm2013's attaching Reduce.
+        if self.variant == MONOTONIC or depth < 2:
+            return False
+        return self.variant != TREE or b0 == -1
 
     cdef void set_context(self, const StateC* s, int* ids) noexcept nogil:
         set_stack_buffer_context(s, ids)
@@ -311,6 +355,12 @@ cdef class ArcEagerTree(ArcEager):
     name = "arc_eager_tree"
     _variant = TREE
     _loss_variant = MONOTONIC
+
+
+cdef class ArcEagerNM2013(ArcEager):
+    name = "arc_eager_nm2013"
+    _variant = NM2013
+    _loss_variant = NM2013
 
 
 cdef class ArcEagerUnshift(ArcEager):

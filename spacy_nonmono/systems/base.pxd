@@ -67,6 +67,7 @@ cdef class TransitionSystem:
     cdef bint is_final(self, const StateC* s) noexcept nogil
     cdef void set_valid(self, const StateC* s, int* is_valid) noexcept nogil
     cdef void apply(self, StateC* s, int move) noexcept nogil
+    cdef void apply_scored(self, StateC* s, int move, const float* scores) noexcept nogil
     cdef int loss(self, const StateC* s, const GoldC* gold, int* scratch) noexcept nogil
     cdef void set_costs(self, const StateC* s, const GoldC* gold, int* is_valid,
                         float* costs, int* scratch) noexcept nogil

@@ -9,6 +9,7 @@ the cdef methods below. See the README's "Adding a transition system".
 """
 from libc.string cimport memcpy
 from cymem.cymem cimport Pool
+import numpy
 
 # Python view of the cost of invalid moves.
 INVALID = INVALID_COST
@@ -275,6 +276,13 @@ cdef class TransitionSystem:
     cdef void apply(self, StateC* s, int move) noexcept nogil:
         pass
 
+    cdef void apply_scored(self, StateC* s, int move, const float* scores) noexcept nogil:
+        """Apply a move the model chose with these scores (one per move;
+        NULL when none, e.g. from Python). The decoders call this; a system
+        that keeps something of the scores (arc_eager_nm2013 notes the
+        best Right-Arc label at Shift) overrides it."""
+        self.apply(s, move)
+
     cdef int loss(self, const StateC* s, const GoldC* gold, int* scratch) noexcept nogil:
         return 0
 
@@ -475,10 +483,19 @@ cdef class ParseState:
         self._require_gold()
         return self.system.static_move(self.c, self.gold)
 
-    def apply(self, int move):
+    def apply(self, int move, scores=None):
+        """Apply a move; `scores` (one per move) stand for the model's, for
+        systems that keep something of them."""
         if move < 0 or move >= self.system.n_moves or not self._valid()[move]:
             raise ValueError(f"Move {move} is not valid in this configuration.")
-        self.system.apply(self.c, move)
+        cdef float[::1] row
+        if scores is None:
+            self.system.apply_scored(self.c, move, NULL)
+            return
+        row = numpy.ascontiguousarray(scores, dtype=numpy.float32)
+        if row.shape[0] != self.system.n_moves:
+            raise ValueError(f"Need {self.system.n_moves} scores, got {row.shape[0]}.")
+        self.system.apply_scored(self.c, move, &row[0])
 
     def context(self):
         cdef Pool mem = Pool()
