@@ -10,6 +10,8 @@ MODULES = [
     "spacy_nonmono.systems.base",
     "spacy_nonmono.systems.covington",
     "spacy_nonmono.systems.covington_nm",
+    "spacy_nonmono.systems.stack_buffer",
+    "spacy_nonmono.systems.arc_eager",
     "spacy_nonmono.models.scoring",
     "spacy_nonmono.decoders.state_batch",
 ]

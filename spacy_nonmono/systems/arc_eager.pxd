@@ -1,0 +1,25 @@
+from .base cimport StateC, GoldC, TransitionSystem
+
+
+# Move kinds, in move-table order: S, D, L-<label>..., R-<label>...
+cdef enum:
+    SHIFT = 0
+    REDUCE = 1          # Reduce; with Unshift, the Reduce/Unshift class
+    LEFT_ARC = 2
+    RIGHT_ARC = 3
+    N_KINDS = 4
+
+
+# What the variants of the family allow beyond Nivre's monotonic arc-eager.
+cdef enum Variant:
+    MONOTONIC = 0       # arc_eager
+    TREE = 1            # arc_eager_tree: Unshift only with an empty buffer
+    UNSHIFT = 2         # arc_eager_unshift: Unshift any time, Left-Arc clobbers
+
+
+cdef class ArcEager(TransitionSystem):
+    cdef int variant
+    cdef int loss_variant
+    cdef bint is_valid_move(self, const StateC* s, int move) noexcept nogil
+    cdef int loss_of(self, const StateC* s, const GoldC* gold, int variant,
+                     int* scratch) noexcept nogil

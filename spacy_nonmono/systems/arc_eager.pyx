@@ -1,0 +1,308 @@
+# cython: boundscheck=False, wraparound=False, cdivision=True, infer_types=True
+"""The arc-eager family (Honnibal & Johnson 2015 and its baselines), on the
+shared stack/buffer configuration (stack_buffer.pxd). No dummy root: words
+are 1..n and the root is the word left without a head.
+
+Moves (kinds S, D, L-<label>, R-<label>):
+  Shift      push B0 (marks it shifted)
+  D          Reduce: pop S0 if it has a head. In arc_eager_tree and
+             arc_eager_unshift the same class is Unshift when S0 has no
+             head: S0 goes back to the buffer front (one class for both, as
+             in section 3.1 of the paper)
+  Left-Arc   B0 -> S0, pop S0
+  Right-Arc  S0 -> B0, push B0
+
+Variants:
+  arc_eager          Nivre (2003): Reduce needs a head, Left-Arc needs S0
+                     headless; final when the buffer is empty.
+  arc_eager_tree     Nivre & Fernandez-Gonzalez (2014): plus Unshift of a
+                     headless S0 when the buffer is empty.
+  arc_eager_unshift  Honnibal & Johnson (2015), Table 1: Unshift of a
+                     headless S0 at any time, Left-Arc replaces an existing
+                     head of S0, Shift refused for a word shifted before (the
+                     bit-vector S).
+  In both Unshift variants the run ends with an empty buffer and one word on
+  the stack. Two rules of ours keep every configuration live and the run
+  within 4n moves: Shift is always allowed on an empty stack, and Unshift
+  needs two words on the stack (unshifting the only one would loop with
+  that Shift). Each word is then pushed at most twice (a word pushed on an
+  empty stack stays at its bottom and is never unshifted), so popped at
+  most twice.
+
+`finish` makes the first headless word in word order the root and attaches
+any other headless word to it (label -1, written "dep").
+
+Oracles. The loss of a configuration counts the gold arcs (the root's
+included: the gold root must end headless and first) that no move sequence
+can still build, plus built gold arcs with a wrong label. Which arcs remain
+buildable follows Goldberg & Nivre (2013) for the monotonic moves and
+section 2.2 of the paper for the non-monotonic ones (rules 4 and 5: Left-Arc
+replaces a head; two stack words can still be joined when the upper one has
+no head). A move's cost is the loss increase it causes. For
+arc_eager_unshift, ties are broken toward fewer non-monotonic moves (section
+2.2): when some move keeps both the non-monotonic and the monotonic loss, a
+move that keeps only the non-monotonic one costs 1 (it would need a repair
+later). The static oracle builds a projective gold tree: Left-Arc, Right-Arc,
+Reduce when B0 is linked to a word below S0, else Shift.
+"""
+from .base cimport (INVALID_COST, StateC, GoldC, TransitionSystem, ParseState, copy_state,
+                   label_error)
+from .stack_buffer cimport (FLAG_SHIFTED, stack_buffer_size, stack_depth, buffer_length, S, B,
+                            stack_at, word_flags, init_stack_buffer, push, pop, unshift,
+                            set_stack_buffer_context, stack_buffer_fields)
+from .stack_buffer import CONTEXT_NAMES
+
+# Where a word is, for the loss: its stack depth from the bottom (>= 0), or:
+cdef enum:
+    IN_BUFFER = -1
+    REDUCED = -2
+
+
+cdef bint arc_buildable(const StateC* s, int variant, const int* where, int h, int d) noexcept nogil:
+    """Whether h -> d (not in A) can still be built from s."""
+    cdef int wd = where[d], wh = where[h], upper
+    if wd == REDUCED or wh == REDUCED:
+        return False
+    if s.heads[d] != -1:
+        # d's head is wrong. Only arc_eager_unshift can replace it, by a
+        # Left-Arc from the buffer, or from a headless word above d on the
+        # stack (after Unshift).
+        if variant != UNSHIFT or wd < 0:
+            return False
+        return wh == IN_BUFFER or (wh > wd and s.heads[h] == -1)
+    if wd == IN_BUFFER or wh == IN_BUFFER:
+        return True
+    # Both on the stack: only by Unshift of the upper one, if it is headless.
+    if variant == MONOTONIC:
+        return False
+    upper = h if wh > wd else d
+    return s.heads[upper] == -1
+
+
+cdef int arc_eager_loss(const StateC* s, const GoldC* gold, int variant, int* scratch) noexcept nogil:
+    """Gold arcs that can no longer be built, plus built gold arcs with a
+    wrong label. scratch: 2 * (n + 1) ints."""
+    cdef int n = s.n, k, d, h, w, depth = stack_depth(s), headless = 0, loss = 0
+    cdef int* where = scratch
+    cdef int* headless_below = scratch + (n + 1)
+    for k in range(n + 1):
+        where[k] = REDUCED
+    for k in range(depth):
+        w = stack_at(s, k)
+        where[w] = k
+        headless_below[k] = headless
+        if s.heads[w] == -1:
+            headless += 1
+    for k in range(buffer_length(s)):
+        where[B(s, k)] = IN_BUFFER
+    for d in range(1, n + 1):
+        h = gold.heads[d]
+        if h == 0:
+            # The root must end headless and be the first headless word; in
+            # the monotonic system a headless word below it on the stack
+            # stays headless.
+            if s.heads[d] != -1:
+                loss += 1
+            elif variant == MONOTONIC and where[d] >= 0 and headless_below[where[d]] > 0:
+                loss += 1
+        elif s.heads[d] == h:
+            loss += label_error(gold, h, d, s.labels[d])
+        elif not arc_buildable(s, variant, where, h, d):
+            loss += 1
+    return loss
+
+
+cdef class ArcEager(TransitionSystem):
+    name = "arc_eager"
+    kinds = (("S", False), ("D", False), ("L", True), ("R", True))
+    context_names = CONTEXT_NAMES
+    projective = True
+    _variant = MONOTONIC
+    _loss_variant = MONOTONIC
+
+    def __init__(self, labels=(), oracle=None, **options):
+        TransitionSystem.__init__(self, labels, oracle, **options)
+        self.variant = type(self)._variant
+        self.loss_variant = type(self)._loss_variant
+
+    def describe(self, ParseState state):
+        return stack_buffer_fields(state.c)
+
+    cdef int state_size(self, int n) noexcept nogil:
+        return stack_buffer_size(n)
+
+    cdef int scratch_size(self, int n) noexcept nogil:
+        # The loss's scratch, then a configuration to try moves on.
+        return 2 * (n + 1) + 2 * (n + 1) + stack_buffer_size(n)
+
+    cdef void init_state(self, StateC* s) noexcept nogil:
+        init_stack_buffer(s)
+
+    cdef bint is_final(self, const StateC* s) noexcept nogil:
+        if buffer_length(s) > 0:
+            return False
+        return self.variant == MONOTONIC or stack_depth(s) <= 1
+
+    cdef void set_valid(self, const StateC* s, int* is_valid) noexcept nogil:
+        # Validity does not depend on the label.
+        cdef bint[N_KINDS] ok
+        cdef int kind
+        for kind in range(N_KINDS):
+            ok[kind] = self.is_valid_move(s, self.move_of(kind, 0))
+        self.set_valid_by_kind(ok, is_valid)
+
+    cdef void apply(self, StateC* s, int move) noexcept nogil:
+        cdef int kind = self.c_moves[move].kind, s0 = S(s, 0), b0 = B(s, 0)
+        if kind == SHIFT:
+            word_flags(s)[b0] |= FLAG_SHIFTED
+            push(s)
+        elif kind == REDUCE:
+            if s.heads[s0] != -1:
+                pop(s)
+            else:
+                unshift(s)
+        elif kind == LEFT_ARC:
+            s.heads[s0] = b0
+            s.labels[s0] = self.c_moves[move].label
+            pop(s)
+        else:
+            s.heads[b0] = s0
+            s.labels[b0] = self.c_moves[move].label
+            push(s)
+
+    cdef int loss_of(self, const StateC* s, const GoldC* gold, int variant,
+                     int* scratch) noexcept nogil:
+        return arc_eager_loss(s, gold, variant, scratch)
+
+    cdef int loss(self, const StateC* s, const GoldC* gold, int* scratch) noexcept nogil:
+        return arc_eager_loss(s, gold, self.loss_variant, scratch)
+
+    cdef void set_costs(self, const StateC* s, const GoldC* gold, int* is_valid,
+                        float* costs, int* scratch) noexcept nogil:
+        cdef int n = s.n, m, kind, label_cost
+        cdef int s0 = S(s, 0), b0 = B(s, 0)
+        cdef int base, mono_base = 0
+        cdef int[N_KINDS] delta
+        cdef int[N_KINDS] mono_delta
+        cdef bint tie_break = self.variant == UNSHIFT, monotonic_optimum = False
+        cdef int* arrays = scratch + 2 * (n + 1)
+        cdef StateC tmp
+        tmp.heads = arrays
+        tmp.labels = arrays + (n + 1)
+        tmp.data = arrays + 2 * (n + 1)
+        self.set_valid(s, is_valid)
+        base = arc_eager_loss(s, gold, self.loss_variant, scratch)
+        if tie_break:
+            mono_base = arc_eager_loss(s, gold, MONOTONIC, scratch)
+        for kind in range(N_KINDS):
+            delta[kind] = mono_delta[kind] = 0
+            m = self.move_of(kind, 0)
+            if m >= self.n_moves or self.c_moves[m].kind != kind or not is_valid[m]:
+                continue
+            copy_state(&tmp, s)
+            self.apply(&tmp, m)
+            # Label 0's own label error is not structural.
+            label_cost = 0
+            if kind == LEFT_ARC:
+                label_cost = label_error(gold, b0, s0, 0)
+            elif kind == RIGHT_ARC:
+                label_cost = label_error(gold, s0, b0, 0)
+            delta[kind] = arc_eager_loss(&tmp, gold, self.loss_variant, scratch) - base - label_cost
+            if tie_break:
+                mono_delta[kind] = (arc_eager_loss(&tmp, gold, MONOTONIC, scratch) - mono_base
+                                    - label_cost)
+        for m in range(self.n_moves):
+            if not is_valid[m]:
+                costs[m] = INVALID_COST
+                continue
+            kind = self.c_moves[m].kind
+            label_cost = 0
+            if kind == LEFT_ARC:
+                label_cost = label_error(gold, b0, s0, self.c_moves[m].label)
+            elif kind == RIGHT_ARC:
+                label_cost = label_error(gold, s0, b0, self.c_moves[m].label)
+            costs[m] = max(0, delta[kind] + label_cost)
+            if tie_break and costs[m] == 0 and mono_delta[kind] + label_cost <= 0:
+                monotonic_optimum = True
+        if not monotonic_optimum:
+            return
+        for m in range(self.n_moves):
+            if is_valid[m] and costs[m] == 0 and mono_delta[self.c_moves[m].kind] > 0:
+                costs[m] = 1.0
+
+    cdef int static_move(self, const StateC* s, const GoldC* gold) noexcept nogil:
+        cdef int s0 = S(s, 0), b0 = B(s, 0), k, w, m
+        cdef int[N_KINDS] preference
+        if self.is_final(s):
+            return -1
+        if s0 != -1 and b0 != -1:
+            if gold.heads[s0] == b0:
+                return self.move_of(LEFT_ARC, gold.labels[s0])
+            if gold.heads[b0] == s0:
+                return self.move_of(RIGHT_ARC, gold.labels[b0])
+        if s0 != -1 and s.heads[s0] != -1:
+            if b0 == -1:
+                return self.move_of(REDUCE, -1)
+            for k in range(stack_depth(s) - 1):
+                w = stack_at(s, k)
+                if gold.heads[w] == b0 or gold.heads[b0] == w:
+                    return self.move_of(REDUCE, -1)
+        if b0 == -1:
+            return self.move_of(REDUCE, -1)     # Unshift
+        m = self.move_of(SHIFT, -1)
+        if self.is_valid_move(s, m):
+            return m
+        # Off a projective gold path (a non-projective gold tree): any
+        # valid move, so that the run still ends.
+        preference[0] = self.move_of(REDUCE, -1)
+        preference[1] = self.move_of(RIGHT_ARC, gold.labels[b0])
+        preference[2] = self.move_of(LEFT_ARC, gold.labels[s0] if s0 != -1 else -1)
+        preference[3] = m
+        for k in range(N_KINDS):
+            if self.is_valid_move(s, preference[k]):
+                return preference[k]
+        return -1
+
+    cdef bint is_valid_move(self, const StateC* s, int move) noexcept nogil:
+        cdef int kind = self.c_moves[move].kind, s0 = S(s, 0), b0 = B(s, 0)
+        cdef int depth = stack_depth(s)
+        if self.is_final(s):
+            return False
+        if kind == SHIFT:
+            return b0 != -1 and (self.variant == MONOTONIC or depth == 0
+                                 or not (word_flags(s)[b0] & FLAG_SHIFTED))
+        if kind == RIGHT_ARC:
+            return s0 != -1 and b0 != -1
+        if kind == LEFT_ARC:
+            return s0 != -1 and b0 != -1 and (self.variant == UNSHIFT or s.heads[s0] == -1)
+        if s0 == -1:
+            return False
+        if s.heads[s0] != -1:
+            return True
+        return self.variant != MONOTONIC and depth >= 2 and (self.variant == UNSHIFT or b0 == -1)
+
+    cdef void set_context(self, const StateC* s, int* ids) noexcept nogil:
+        set_stack_buffer_context(s, ids)
+
+    cdef void finish(self, StateC* s) noexcept nogil:
+        cdef int k, root = -1
+        for k in range(1, s.n + 1):
+            if s.heads[k] == -1:
+                if root == -1:
+                    root = k
+                    s.heads[k] = 0
+                else:
+                    s.heads[k] = root
+                    s.labels[k] = -1
+
+
+cdef class ArcEagerTree(ArcEager):
+    name = "arc_eager_tree"
+    _variant = TREE
+    _loss_variant = MONOTONIC
+
+
+cdef class ArcEagerUnshift(ArcEager):
+    name = "arc_eager_unshift"
+    _variant = UNSHIFT
+    _loss_variant = UNSHIFT
