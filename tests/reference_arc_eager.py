@@ -125,6 +125,11 @@ class System:
     # -- validity ------------------------------------------------------------
 
     def kind_valid(self, c: Config, kind: str) -> bool:
+        """Validity of a move kind; no move is valid in a final
+        configuration (arc_eager's Reduce included, once the buffer is
+        empty)."""
+        if self.is_final(c):
+            return False
         stack, buffer = c.stack, c.buffer
         s0_headed = bool(stack) and c.heads[stack[-1]] != -1
         if kind == "S":

@@ -14,8 +14,10 @@ transition sequences (no oracle logic):
   some valid move costs 0 and every cost-0 move keeps the exact loss (for
   arc_eager every cost is the exact loss difference); following cost-0
   moves ends in a final configuration with the predicted loss;
-- on non-projective gold trees, counts of where the oracle is not exact
-  (printed; run with -s to see them) and the bounds that do hold;
+- on non-projective gold trees, the loss is a lower bound of the exact loss
+  and cost-0 moves keep the exact loss (but some configurations have no
+  cost-0 move); counts of where the oracle is not exact are printed (run
+  with -s to see them);
 - the static oracle rebuilds every projective gold tree, labels included;
 - arc_eager_unshift (and arc_eager_tree) finish within 4n moves of any
   sequence, never stuck;
@@ -112,7 +114,7 @@ def ud_gold(heads, deprels):
 
 # ------------------------------------------------------------ the reference
 
-@settings(max_examples=scaled(40))
+@settings(max_examples=scaled(25))
 @given(tree=projective_trees())
 def test_reference_static_oracle_and_initial_loss(tree):
     """The reference's static oracle rebuilds every projective tree in 2n-1
@@ -139,7 +141,7 @@ def test_reference_static_oracle_and_initial_loss(tree):
         assert ref.config_loss(cfg, gold_heads, gold_labels) == 0
 
 
-@settings(max_examples=scaled(40))
+@settings(max_examples=scaled(20))
 @given(tree=gold_trees(max_words=5), n_labels=st.integers(1, 3), seed=seeds)
 def test_reference_canonical_search_equals_full_search(tree, n_labels, seed):
     """The reference's fast search (canonical keys, one correct and one wrong
@@ -330,12 +332,15 @@ class Tally:
         return ", ".join(f"{f}={getattr(self, f)}" for f in self.FIELDS)
 
 
-def check_oracle(system, rsys, state, cfg, gold_heads, gold_labels, memo, tally=None):
-    """The dynamic oracle at cfg against the exact loss. On projective gold
-    trees: loss == exact, some valid move costs 0, cost-0 moves keep the
-    exact loss, and for arc_eager every cost is the exact loss difference.
-    On other trees (tally given): counts, plus the bounds that hold."""
-    projective = ref.is_projective(gold_heads)
+def check_oracle(system, rsys, state, cfg, gold_heads, gold_labels, memo, tally=None,
+                 exact=None):
+    """The dynamic oracle at cfg against the exact loss. With exact (the
+    default on projective gold trees, or without a tally): loss == exact,
+    some valid move costs 0, cost-0 moves keep the exact loss, and for
+    arc_eager every cost is the exact loss difference. With a tally: counts,
+    plus the bounds that hold."""
+    if exact is None:
+        exact = ref.is_projective(gold_heads) or tally is None
     valid = rsys.valid_moves(cfg)
     before = ref.exact_loss(rsys, cfg, gold_heads, gold_labels, memo)
     loss = state.loss()
@@ -355,7 +360,7 @@ def check_oracle(system, rsys, state, cfg, gold_heads, gold_labels, memo, tally=
             assert 0 <= costs[m] < INVALID, (system.move_name(m), costs[m], cfg)
     zero = [m for m in valid if costs[m] == 0]
     where = f"at {cfg} for gold {gold_heads} {gold_labels} ({rsys.name})"
-    if projective or tally is None:
+    if exact:
         assert loss == before, f"loss {loss}, exact {before} {where}"
         assert zero or not valid, f"no zero-cost move {where}: costs {costs}"
         for m in zero:
@@ -366,6 +371,18 @@ def check_oracle(system, rsys, state, cfg, gold_heads, gold_labels, memo, tally=
                 assert costs[m] == after[m] - before, (
                     f"move {system.move_name(m)}: cost {costs[m]}, "
                     f"exact {after[m] - before} {where}")
+    else:
+        # The loss is a lower bound: the arcs it counts are lost in every
+        # completion.
+        assert loss <= before, f"loss {loss} above the exact loss {before} {where}"
+        # Not a theorem, but seen on every cost-0 move of 2,500 random
+        # non-projective trees of 2-8 words per system (arc_eager: 87,741
+        # moves, arc_eager_unshift: 185,539): a move that does not raise the
+        # lower bound keeps the exact loss. Some configurations have no
+        # cost-0 move at all.
+        for m in zero:
+            assert after[m] == before, (
+                f"zero-cost {system.move_name(m)} loses: exact {before} -> {after[m]} {where}")
     if tally is not None:
         tally.configs += 1
         tally.loss_below_exact += loss < before
@@ -436,7 +453,7 @@ def test_unknown_oracle_name():
 # ------------------------------------------- dynamic oracle, projective trees
 
 @pytest.mark.parametrize("name", SYSTEMS)
-@settings(max_examples=scaled(40))
+@settings(max_examples=scaled(50))
 @given(tree=projective_trees(), policy=walk_policies, seed=seeds)
 def test_dynamic_oracle_on_random_walks(name, tree, policy, seed):
     gold_heads, gold_labels = tree
@@ -510,8 +527,8 @@ def test_dynamic_oracle_exhaustive_small(name):
     projective trees, with every move from it."""
     system = make_system(name)
     rsys = ref.System(name, N_LABELS)
-    for heads, labels in ([2, 0, 2], [0, -1, 1]), ([0, 1, 4, 2], [-1, 1, 2, 0]), \
-            ([2, 0, 4, 2, 4], [0, -1, 2, 1, 0]):
+    for heads, labels in ([2, 0, 2], [0, -1, 1]), ([0, 1, 4, 2], [-1, 1, 0, 0]), \
+            ([2, 0, 4, 2], [0, -1, 1, 0]):
         memo = {}
         seen = set()
         frontier = [(system.new_state(heads, labels), ref.initial_config(len(heads)))]
@@ -647,7 +664,7 @@ def test_dynamic_oracle_on_ud_sentences(name, ud_sentences):
     tally = Tally()
     n_checked = n_projective = 0
     for treebank, words, heads, deprels in ud_sentences:
-        if len(words) > 8:
+        if len(words) > 8 or n_checked >= scaled(100):
             continue
         label_names, gold_labels = ud_gold(heads, deprels)
         system = make_system(name, labels=label_names)
