@@ -18,7 +18,8 @@ transition sequences (no oracle logic):
   and cost-0 moves keep the exact loss (but some configurations have no
   cost-0 move); counts of where the oracle is not exact are printed (run
   with -s to see them);
-- the static oracle rebuilds every projective gold tree, labels included;
+- the static oracle rebuilds every projective gold tree, labels included,
+  and ends within 4n moves on any gold tree;
 - arc_eager_unshift (and arc_eager_tree) finish within 4n moves of any
   sequence, never stuck;
 - the context slots;
@@ -622,6 +623,25 @@ def test_static_oracle_builds_gold_tree(name, tree):
     assert list(tree_heads) == gold_heads
     assert all(tree_labels[k] == gold_labels[k] for k in range(n) if gold_heads[k] != 0)
     assert state.loss() == 0
+
+
+@pytest.mark.parametrize("name", SYSTEMS)
+def test_static_oracle_ends_on_any_tree(name):
+    """On any gold tree (non-projective ones included) the static oracle
+    always gives a valid move and the run ends within 4n moves."""
+    rng = random.Random(5)
+    static = make_system(name, oracle="static")
+    for _ in range(scaled(300)):
+        n = rng.randint(1, 12)
+        state = static.new_state(*random_tree(rng, n))
+        steps = 0
+        while not state.is_final():
+            move = state.static_move()
+            assert move in state.valid_moves(), (move, state.stack, state.buffer, state.heads)
+            state.apply(move)
+            steps += 1
+            assert steps <= 4 * n
+        assert state.static_move() == -1
 
 
 # -------------------------------------------------------------- termination
