@@ -1,4 +1,4 @@
-"""Pure-Python reference for the three arc-eager systems.
+"""Pure-Python reference for the four arc-eager systems.
 
 Independent of the Cython code in ``spacy_nonmono.systems.arc_eager``: the
 validity rules and transitions are written again from the papers and the
@@ -10,7 +10,12 @@ package's spec:
 - ``arc_eager_unshift``: Honnibal & Johnson (2015), Table 1: Left-Arc may
   replace ("clobber") the head of s0, Unshift of a headless s0 whenever the
   stack holds at least two words, and the bit-vector S that keeps Shift from
-  pushing an unshifted word again (unless the stack is empty).
+  pushing an unshifted word again (unless the stack is empty);
+- ``arc_eager_nm2013``: Honnibal, Goldberg & Johnson (2013): Left-Arc may
+  replace the head of s0, and Reduce of a headless s0 (stack of two words or
+  more) attaches it to s1 with the Right-Arc label noted when s0 was shifted;
+  driven from Python there are no model scores, so no label is noted and the
+  arc gets label -1 (never a gold label).
 
 Words are 1..n; there is no dummy root node. A configuration is an immutable
 ``Config``: the stack (bottom..top), the buffer (front..back), heads and
@@ -36,7 +41,7 @@ from typing import Dict, FrozenSet, NamedTuple, Optional, Sequence, Tuple
 SHIFT = 0
 REDUCE = 1          # "D": Reduce, or Unshift where the system has one
 
-SYSTEM_NAMES = ("arc_eager", "arc_eager_tree", "arc_eager_unshift")
+SYSTEM_NAMES = ("arc_eager", "arc_eager_tree", "arc_eager_unshift", "arc_eager_nm2013")
 
 # Written into a configuration by the search for "some arc that is wrong":
 # a head that is not the gold head, or the gold head with a wrong label.
@@ -108,6 +113,7 @@ class System:
         self.n_moves = 2 + 2 * n_labels
         self.tree = name == "arc_eager_tree"
         self.unshift = name == "arc_eager_unshift"
+        self.nm2013 = name == "arc_eager_nm2013"
         self.uses_shifted = self.tree or self.unshift
 
     def __repr__(self):
@@ -143,7 +149,7 @@ class System:
         if kind == "L":
             if not (stack and buffer):
                 return False
-            return True if self.unshift else not s0_headed
+            return True if (self.unshift or self.nm2013) else not s0_headed
         if kind == "D":
             if not stack:
                 return False
@@ -151,8 +157,8 @@ class System:
                 return True                       # Reduce
             if self.tree:                         # Unshift (N & F-G 2014)
                 return not buffer and len(stack) >= 2
-            if self.unshift:                      # Unshift (H & J 2015)
-                return len(stack) >= 2
+            if self.unshift or self.nm2013:       # Unshift (H & J 2015) or
+                return len(stack) >= 2            # attach to s1 (H, G & J 2013)
             return False                          # arc_eager: no Unshift
         raise ValueError(kind)
 
@@ -191,6 +197,10 @@ class System:
         # "D"
         s0 = stack[-1]
         if heads[s0] != -1:                       # Reduce
+            return Config(stack[:-1], buffer, heads, labels, shifted)
+        if self.nm2013:                           # Reduce attaching s0 to s1
+            heads = _set(heads, s0, stack[-2])
+            labels = _set(labels, s0, -1)
             return Config(stack[:-1], buffer, heads, labels, shifted)
         if self.tree:                             # Unshift, marks s0 shifted
             shifted = shifted | {s0}
