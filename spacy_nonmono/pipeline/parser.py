@@ -10,6 +10,7 @@ from spacy import util
 from spacy.attrs import DEP, HEAD
 from spacy.language import Language
 from spacy.pipeline import TrainablePipe
+from spacy.pipeline._parser_internals import nonproj
 from spacy.scorer import Scorer
 from spacy.tokens import Doc
 from spacy.training import Example, validate_examples, validate_get_examples
@@ -24,6 +25,10 @@ from ..systems.base import check_gold_tree
 # Labels written for words a system left without head (see `finish`).
 REPAIR_LABEL = "dep"
 ROOT_LABEL = "ROOT"
+# How projective systems learn from non-projective gold trees (`projectivize`):
+# "pseudo": spaCy's pseudo-projective lifting with decorated labels,
+# deprojectivized at output; "none": the original trees.
+PROJECTIVIZE = ("pseudo", "none")
 
 DEFAULT_MODEL_CONFIG = """
 [model]
@@ -54,6 +59,7 @@ DEFAULT_MODEL = Config().from_str(DEFAULT_MODEL_CONFIG)["model"]
         "loss": None,
         "system_options": {},
         "decoding": "greedy",
+        "projectivize": None,
         "follow_oracle_prob": 0.1,
         "max_sentence_length": 256,
         "scorer": {"@scorers": "spacy_nonmono.parser_scorer.v1"},
@@ -78,6 +84,7 @@ def make_nonmono_parser(
     loss: Optional[str],
     system_options: Dict[str, object],
     decoding: str,
+    projectivize: Optional[str],
     follow_oracle_prob: float,
     max_sentence_length: int,
     scorer: Optional[Callable],
@@ -96,6 +103,12 @@ def make_nonmono_parser(
         is a ValueError listing the system's options.
     decoding: the decoder, looked up in the `spacy_nonmono.decoders`
         registry ("greedy").
+    projectivize: how a projective system (the arc-eager family) learns from
+        non-projective gold trees: "pseudo" (lift arcs with decorated labels,
+        spaCy's pseudo-projective scheme, undone at output) or "none" (train
+        on the original trees; the dynamic oracle counts what is reachable);
+        null = "pseudo" for projective systems, "none" for non-projective
+        ones (Covington), which take nothing else.
     follow_oracle_prob: with a dynamic oracle, the probability of advancing a
         training state by the best-scoring zero-cost move instead of the
         model's prediction.
@@ -112,6 +125,7 @@ def make_nonmono_parser(
         loss=loss,
         system_options=system_options,
         decoding=decoding,
+        projectivize=projectivize,
         follow_oracle_prob=follow_oracle_prob,
         max_sentence_length=max_sentence_length,
         scorer=scorer,
@@ -143,6 +157,31 @@ def make_parser_scorer():
     return parser_score
 
 
+def resolve_projectivize(system, value: Optional[str]) -> str:
+    """The `projectivize` setting for this system: null means "pseudo" for a
+    projective system, "none" for a non-projective one, which takes nothing
+    else."""
+    if value is not None and value not in PROJECTIVIZE:
+        valid = ", ".join(repr(v) for v in PROJECTIVIZE)
+        raise ValueError(f"Unknown projectivize {value!r}: expected one of {valid} (or null).")
+    if not system.projective:
+        if value not in (None, "none"):
+            raise ValueError(
+                f"System {system.name!r} builds non-projective trees: projectivize must be "
+                f"'none' (or null), not {value!r}.")
+        return "none"
+    return "pseudo" if value is None else value
+
+
+def pseudo_projectivize(heads: List[int], labels: List[str]) -> Tuple[List[int], List[str]]:
+    """A sentence's tree (1-based heads, 0 = root) made projective by spaCy's
+    pseudo-projective lifting (Nivre & Nilsson 2005, HEAD scheme): lifted
+    arcs get decorated labels "label||head's label"."""
+    absolute = [k if h == 0 else h - 1 for k, h in enumerate(heads)]
+    lifted, decorated = nonproj.projectivize(absolute, list(labels))
+    return [0 if h == k else h + 1 for k, h in enumerate(lifted)], list(decorated)
+
+
 class GoldProblems(Counter):
     """Counts of training sentences skipped, by reason."""
 
@@ -164,6 +203,7 @@ class NonMonoParser(TrainablePipe):
         loss: Optional[str] = None,
         system_options: Optional[Dict[str, object]] = None,
         decoding: str = "greedy",
+        projectivize: Optional[str] = None,
         follow_oracle_prob: float = 0.1,
         max_sentence_length: int = 256,
         scorer: Optional[Callable] = parser_score,
@@ -182,6 +222,7 @@ class NonMonoParser(TrainablePipe):
             "loss": loss,
             "system_options": dict(system_options or {}),
             "decoding": decoding,
+            "projectivize": projectivize,
             "follow_oracle_prob": follow_oracle_prob,
             "max_sentence_length": max_sentence_length,
             "labels": [],
@@ -205,6 +246,7 @@ class NonMonoParser(TrainablePipe):
         """(Re)build the transition system for these labels and size the model."""
         self.moves = get_system(self.cfg["system"])(
             labels=labels, oracle=self.cfg["oracle"], **self.system_options())
+        self.cfg["projectivize"] = resolve_projectivize(self.moves, self.cfg.get("projectivize"))
         self.cfg["labels"] = list(labels)
         set_transition_dims(self.model, self.moves.n_context, self.moves.n_moves if labels else None)
 
@@ -303,15 +345,19 @@ class NonMonoParser(TrainablePipe):
             arr[:, 0] = rel.astype("uint64")
             arr[:, 1] = [strings.add(label) for label in labels]
             doc.from_array([HEAD, DEP], arr)
+            if self.cfg["projectivize"] == "pseudo":
+                nonproj.deprojectivize(doc)
 
     # -- training -------------------------------------------------------------
 
-    def _gold_sentences(self, examples: List[Example], problems: Counter):
-        """Yield (doc index, start, end, heads, label ids) for every trainable
-        gold sentence: heads are 1-based within the sentence (0 = root).
-        Sentences that cannot be trained on are counted in `problems`."""
+    def _gold_trees(self, examples: List[Example], problems: Counter):
+        """Yield (doc index, start, end, heads, labels) for every gold
+        sentence whose tree can be trained on: heads are 1-based within the
+        sentence (0 = root), labels strings, projectivized when the
+        `projectivize` setting says so. Sentences that cannot be trained on
+        are counted in `problems`."""
         limit = self.cfg["max_sentence_length"]
-        label_ids = self.moves.label_ids
+        pseudo = self.cfg["projectivize"] == "pseudo"
         for d, eg in enumerate(examples):
             if len(eg.predicted) == 0:
                 continue
@@ -327,19 +373,10 @@ class NonMonoParser(TrainablePipe):
                     reason = f"sentences longer than max_sentence_length={limit}"
                 elif any(h is None or not (start <= h < end) for h in heads[start:end]):
                     reason = "sentences with missing, misaligned or out-of-sentence heads"
-                if reason is None:
+                else:
                     sent_heads = [0 if h == start + k else h - start + 1
                                   for k, h in enumerate(heads[start:end])]
-                    # The root's label is not learned (it is always written
-                    # ROOT): -1 tells the oracle any label is right.
-                    arc_deps = [dep for dep, h in zip(deps[start:end], sent_heads) if h != 0]
-                    if any(not dep for dep in arc_deps):
-                        reason = "sentences with missing labels"
-                    elif ROOT_LABEL in arc_deps:
-                        reason = f"sentences with the label {ROOT_LABEL} on a word that is not the root"
-                    elif any(dep not in label_ids for dep in arc_deps):
-                        reason = "sentences with labels unknown to the component"
-                if reason is None:
+                    sent_deps = list(deps[start:end])
                     try:
                         check_gold_tree(sent_heads)
                     except ValueError:
@@ -347,8 +384,30 @@ class NonMonoParser(TrainablePipe):
                 if reason is not None:
                     problems[reason] += 1
                     continue
-                yield d, start, end, sent_heads, [label_ids[dep] if h != 0 else -1
-                                                  for dep, h in zip(deps[start:end], sent_heads)]
+                if pseudo:
+                    sent_heads, sent_deps = pseudo_projectivize(sent_heads, sent_deps)
+                yield d, start, end, sent_heads, sent_deps
+
+    def _gold_sentences(self, examples: List[Example], problems: Counter):
+        """The trainable gold sentences (see `_gold_trees`) with label ids:
+        (doc index, start, end, heads, label ids), the root's label -1."""
+        label_ids = self.moves.label_ids
+        for d, start, end, sent_heads, sent_deps in self._gold_trees(examples, problems):
+            # The root's label is not learned (it is always written ROOT):
+            # -1 tells the oracle any label is right.
+            arc_deps = [dep for dep, h in zip(sent_deps, sent_heads) if h != 0]
+            reason = None
+            if any(not dep for dep in arc_deps):
+                reason = "sentences with missing labels"
+            elif ROOT_LABEL in arc_deps:
+                reason = f"sentences with the label {ROOT_LABEL} on a word that is not the root"
+            elif any(dep not in label_ids for dep in arc_deps):
+                reason = "sentences with labels unknown to the component"
+            if reason is not None:
+                problems[reason] += 1
+                continue
+            yield d, start, end, sent_heads, [label_ids[dep] if h != 0 else -1
+                                              for dep, h in zip(sent_deps, sent_heads)]
 
     def update(
         self,
@@ -398,12 +457,11 @@ class NonMonoParser(TrainablePipe):
         training sentences that will be skipped."""
         validate_get_examples(get_examples, "NonMonoParser.initialize")
         if labels is None:
-            # Labels of arcs between words: the root is always written ROOT.
+            # Labels of arcs between words (the root is always written ROOT),
+            # in the trees training will see (decorated labels included).
             found = set()
-            for eg in get_examples():
-                if eg.reference.has_annotation("DEP"):
-                    found.update(token.dep_ for token in eg.reference
-                                 if token.dep_ and token.head.i != token.i)
+            for *_, heads, deps in self._gold_trees(list(get_examples()), GoldProblems()):
+                found.update(dep for dep, h in zip(deps, heads) if dep and h != 0)
             labels = sorted(found)
         labels = [label for label in labels if label != ROOT_LABEL]
         if not labels:
