@@ -42,13 +42,21 @@ SYSTEMS.update({
     name: ("covington.cfg", {"components.nonmono_parser.system": name})
     for name in ("arc_eager", "arc_eager_tree", "arc_eager_unshift")
 })
-# The Covington training targets that stop the scan: "<system>+<tie_break>".
+# The Covington training targets that stop the scan: "<system>+<tie_break>",
+# and "+weighted75": tie_break "weighted" with no_arc_weight 0.75 (the
+# default weight is 0.25).
+TIE_BREAK_VARIANTS = {
+    "shift": {"tie_break": "shift"},
+    "shift_if_headed": {"tie_break": "shift_if_headed"},
+    "weighted": {"tie_break": "weighted"},
+    "weighted75": {"tie_break": "weighted", "no_arc_weight": 0.75},
+}
 SYSTEMS.update({
-    f"{name}+{tie}": (config, {**overrides, "components.nonmono_parser.system_options":
-                               json.dumps({"tie_break": tie})})
+    f"{name}+{variant}": (config, {**overrides, "components.nonmono_parser.system_options":
+                                   json.dumps(options)})
     for name, (config, overrides) in list(SYSTEMS.items())
     if name.startswith("covington") and name != "covington-static"
-    for tie in ("shift", "shift_if_headed", "weighted")
+    for variant, options in TIE_BREAK_VARIANTS.items()
 })
 UDPIPE = "udpipe"
 SPLITS = ("train", "dev", "test")
