@@ -183,6 +183,12 @@ def test_workflow_evaluate_and_compare(tiny_pipeline, tmp_path):
     scores = json.loads((root / "metrics" / "sample" / "covington-dynamic.json").read_text())
     per_word = scores["test"]["transitions_per_word"]
     assert per_word >= 1.0
+    # The speed step times the runs that have a model and says which it left out.
+    out = cli("workflow", "speed", "--root", root, "--systems", "covington-dynamic",
+              "--seeds", "0,1,2", "--speed-runs", "1", "--batch-sizes", "64", cwd=ROOT)
+    assert "covington-dynamic.seed2: no trained model" in out
+    speed = json.loads((root / "metrics" / "sample" / "speed.json").read_text())
+    assert set(speed["words_per_second"]) == {"covington-dynamic", "covington-dynamic.seed1"}
     out = cli("workflow", "compare", *args, cwd=ROOT)
     static = static_oracle_transitions_per_word(
         "covington", [gold_tree(s) for s in read_conllu(TEST_CONLLU)])

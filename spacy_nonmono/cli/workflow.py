@@ -40,7 +40,7 @@ SYSTEMS: Dict[str, Tuple[str, Dict[str, str]]] = {
 # The arc-eager family (projective; pseudo-projective training by default).
 SYSTEMS.update({
     name: ("covington.cfg", {"components.nonmono_parser.system": name})
-    for name in ("arc_eager", "arc_eager_tree", "arc_eager_unshift")
+    for name in ("arc_eager", "arc_eager_nm2013", "arc_eager_tree", "arc_eager_unshift")
 })
 # The Covington training targets that stop the scan: "<system>+<tie_break>",
 # and "+weighted75": tie_break "weighted" with no_arc_weight 0.75 (the
@@ -260,8 +260,13 @@ class Workflow:
             log(f"[{tb}] measuring speed on the test set, one thread")
             timers = {}
             for system, seed, run in self.runs():
+                if not self.model(tb, run).exists():
+                    log(f"[{tb}] {run}: no trained model ({self.model(tb, run)}); left out")
+                    continue
                 parser = self.load(tb, run)
                 timers[run] = parser if system == UDPIPE else SpacyTimer(parser)
+            if not timers:
+                continue
             speed = measure_speed_by_batch_size(
                 timers, read_conllu(self.conllu(tb, "test")),
                 parse_batch_sizes(self.args.batch_sizes), n_runs=self.args.speed_runs,
