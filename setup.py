@@ -12,6 +12,7 @@ MODULES = [
     "spacy_nonmono.systems.covington_nm",
     "spacy_nonmono.systems.stack_buffer",
     "spacy_nonmono.systems.arc_eager",
+    "spacy_nonmono.systems.swap",
     "spacy_nonmono.models.scoring",
     "spacy_nonmono.decoders.state_batch",
 ]

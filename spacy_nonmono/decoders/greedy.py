@@ -43,6 +43,8 @@ class GreedyDecoder(Decoder):
                            gold_heads=[g.heads for g in golds],
                            gold_labels=[g.labels for g in golds])
         follow = 1.0 if system.uses_static_oracle else follow_oracle_prob
+        if system.random_oracle:
+            system.reseed_oracle(int(rng.integers(2**62)))
         table, backprop_table = model.begin_update(docs)
         step = StepUpdate(model.get_ref("step"), table)
         d_scores_per_step = []

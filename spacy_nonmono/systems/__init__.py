@@ -7,6 +7,7 @@ from ..registry import systems, get_system
 from .arc_eager import ArcEager, ArcEagerNM2013, ArcEagerTree, ArcEagerUnshift
 from .covington import Covington
 from .covington_nm import CovingtonNM
+from .swap import StayEagerSwap, SwapLazy
 
 systems.register("covington", func=Covington)
 systems.register("covington_nm", func=CovingtonNM)
@@ -14,6 +15,8 @@ systems.register("arc_eager", func=ArcEager)
 systems.register("arc_eager_nm2013", func=ArcEagerNM2013)
 systems.register("arc_eager_tree", func=ArcEagerTree)
 systems.register("arc_eager_unshift", func=ArcEagerUnshift)
+systems.register("swap_lazy", func=SwapLazy)
+systems.register("swap_stay_eager", func=StayEagerSwap)
 
 __all__ = ["get_system", "Covington", "CovingtonNM", "ArcEager", "ArcEagerNM2013",
-           "ArcEagerTree", "ArcEagerUnshift"]
+           "ArcEagerTree", "ArcEagerUnshift", "SwapLazy", "StayEagerSwap"]

@@ -56,7 +56,8 @@ from .base cimport (INVALID_COST, StateC, GoldC, TransitionSystem, ParseState, c
                    label_error)
 from .stack_buffer cimport (FLAG_SHIFTED, stack_buffer_size, stack_depth, buffer_length, S, B,
                             stack_at, word_flags, init_stack_buffer, push, pop, unshift,
-                            set_stack_buffer_context, stack_buffer_fields)
+                            set_stack_buffer_context, finish_single_root,
+                            stack_buffer_fields)
 from .stack_buffer import CONTEXT_NAMES
 
 cdef inline int* noted_labels(const StateC* s) noexcept nogil:
@@ -166,7 +167,7 @@ cdef class ArcEager(TransitionSystem):
 
     cdef void init_state(self, StateC* s) noexcept nogil:
         cdef int k
-        init_stack_buffer(s)
+        init_stack_buffer(s, False)
         for k in range(s.n + 1):
             noted_labels(s)[k] = -1
 
@@ -340,15 +341,7 @@ cdef class ArcEager(TransitionSystem):
         set_stack_buffer_context(s, ids)
 
     cdef void finish(self, StateC* s) noexcept nogil:
-        cdef int k, root = -1
-        for k in range(1, s.n + 1):
-            if s.heads[k] == -1:
-                if root == -1:
-                    root = k
-                    s.heads[k] = 0
-                else:
-                    s.heads[k] = root
-                    s.labels[k] = -1
+        finish_single_root(s)
 
 
 cdef class ArcEagerTree(ArcEager):

@@ -104,6 +104,8 @@ cdef class TransitionSystem:
     - `projective`: whether it builds only projective trees (then the
       component's `projectivize` setting says how it learns from
       non-projective gold trees);
+    - `random_oracle`: whether its oracle flips coins, seeded by
+      `reseed_oracle` from the training seed;
 
     and implements the cdef methods. The component passes settings through
     as `options`; an unknown one is a ValueError listing the valid ones.
@@ -114,6 +116,8 @@ cdef class TransitionSystem:
     option_specs = {}
     context_names = ()
     projective = False
+    # Whether the oracle flips coins (then `reseed_oracle` seeds them).
+    random_oracle = False
 
     def __init__(self, labels=(), oracle=None, **options):
         cls = type(self)
@@ -199,6 +203,9 @@ cdef class TransitionSystem:
     def loss_name(self):
         """The dynamic oracle's loss expression, for systems that name one."""
         return self.options.get("loss")
+
+    def reseed_oracle(self, seed):
+        """Seed the oracle's coin flips (systems with `random_oracle`)."""
 
     @property
     def uses_static_oracle(self):
