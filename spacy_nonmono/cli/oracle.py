@@ -1,5 +1,6 @@
 """`oracle-bounds`, `oracle-timing` and `arc-moves`: analyses of the non-monotonic Covington
-oracle (paper Table 1) and parser (paper section 6.3)."""
+oracle (paper Table 1) and parser (paper section 6.3); `oracle-moves`: what the static
+oracles of any systems do on gold trees (transitions per word, swaps per sentence)."""
 import json
 from pathlib import Path
 
@@ -57,6 +58,21 @@ def add_parser(commands) -> None:
     p.add_argument("gold", type=Path, help="Gold data (.spacy corpus, e.g. from workflow convert)")
     p.add_argument("--output", type=Path, help="Write the numbers as JSON here")
     p.set_defaults(run=run_arc_moves)
+
+    p = commands.add_parser(
+        "oracle-moves",
+        help="Transitions per word and swaps per sentence of static oracles on gold trees",
+        description="Follows the static oracle of each system on every gold tree of each "
+        "CoNLL-U file (sentences that are not trees are left out and counted) and prints "
+        "transitions per word and swaps per sentence, on all and on non-projective "
+        "sentences.",
+        formatter_class=HelpFormatter,
+    )
+    p.add_argument("gold", type=Path, nargs="+", help="Gold CoNLL-U files (e.g. UD training sets)")
+    p.add_argument("--systems", default="swap_lazy,swap_stay_eager",
+                   help="Comma-separated transition systems")
+    p.add_argument("--output", type=Path, help="Write the numbers as JSON here")
+    p.set_defaults(run=run_oracle_moves)
 
 
 def add_training_arguments(p) -> None:
@@ -197,4 +213,45 @@ def run_arc_moves(args) -> int:
     counts = arc_move_effects(nlp, arc_move_examples(nlp, args.gold))
     print(arc_moves_table({(args.gold.name, args.pipeline.name): counts}))
     _write_json(args.output, counts)
+    return 0
+
+
+def oracle_moves_table(results) -> str:
+    """Markdown table of static_oracle_counts per (data, system)."""
+    lines = ["| data | system | sentences | non-projective | transitions / word "
+             "| swaps / sentence | swaps / non-projective sentence | most swaps |",
+             "|---|---|---:|---:|---:|---:|---:|---:|"]
+    for (data, system), c in results.items():
+        nonproj = c["nonprojective_sentences"]
+        per_nonproj = f"{c['nonprojective_swaps'] / nonproj:.2f}" if nonproj else "-"
+        lines.append(f"| {data} | {system} | {c['sentences']} | {nonproj} "
+                     f"| {c['transitions'] / max(1, c['words']):.2f} "
+                     f"| {c['swaps'] / max(1, c['sentences']):.3f} | {per_nonproj} "
+                     f"| {c['max_swaps']} |")
+    return "\n".join(lines)
+
+
+def run_oracle_moves(args) -> int:
+    from ..evaluation import read_gold
+    from ..evaluation.conllu_eval import gold_tree
+    from ..evaluation.oracle_analysis import static_oracle_counts
+    from ..registry import get_system
+
+    names = [name.strip() for name in args.systems.split(",") if name.strip()]
+    for name in names:
+        try:
+            get_system(name)
+        except Exception as e:
+            raise InputError(str(e)) from None
+    results = {}
+    for path in args.gold:
+        sentences, skipped = read_gold(path, skip_invalid=True)
+        if skipped:
+            print(f"{path}: {len(skipped)} sentences that are not trees left out", flush=True)
+        trees = [gold_tree(s) for s in sentences]
+        data = path.parent.name if path.parent.name else path.stem
+        for name in names:
+            results[(data, name)] = static_oracle_counts(name, trees)
+    print(oracle_moves_table(results))
+    _write_json(args.output, {f"{d}/{s}": c for (d, s), c in results.items()})
     return 0

@@ -225,21 +225,46 @@ def _nonmono_parser(nlp):
     raise ValueError("The pipeline has no nonmono_parser component.")
 
 
+def static_oracle_counts(system_name: str, trees: Iterable, oracle: str = "static",
+                         seed: int = 0, **options) -> Dict[str, object]:
+    """Follow the system's static (or other one-move) oracle on each gold tree
+    from the initial configuration to a final one and count: sentences,
+    non-projective sentences, words, transitions, moves of each kind, and the
+    swaps ("W" moves) on all and on non-projective sentences. `trees` yields
+    (heads, labels)."""
+    from ..registry import get_system
+    from .conllu_eval import is_projective
+
+    # Labels do not change the moves: one dummy label, gold labels "any".
+    system = get_system(system_name)(labels=["dep"], oracle=oracle, **options)
+    system.reseed_oracle(seed)
+    counts = dict(sentences=0, nonprojective_sentences=0, words=0, transitions=0,
+                  swaps=0, nonprojective_swaps=0, max_swaps=0, kinds={})
+    kinds = counts["kinds"]
+    for heads, _ in trees:
+        state = system.new_state(gold_heads=heads)
+        swaps = 0
+        while not state.is_final():
+            move = state.static_move()
+            kind = system.move_kind(move)
+            kinds[kind] = kinds.get(kind, 0) + 1
+            swaps += kind == "W"
+            state.apply(move)
+            counts["transitions"] += 1
+        counts["sentences"] += 1
+        counts["words"] += len(heads)
+        counts["swaps"] += swaps
+        counts["max_swaps"] = max(counts["max_swaps"], swaps)
+        if not is_projective(heads):
+            counts["nonprojective_sentences"] += 1
+            counts["nonprojective_swaps"] += swaps
+    return counts
+
+
 def static_oracle_transitions_per_word(system_name: str, trees: Iterable) -> float:
     """Transitions per word of the system's static oracle following each gold
     tree from the initial configuration to a final one: the decoding work of
     a parser that never takes an unnecessary step (the reference the
     Covington scan is measured against). `trees` yields (heads, labels)."""
-    from ..registry import get_system
-
-    # Labels do not change the number of transitions: one dummy label, and
-    # gold labels left as "any".
-    system = get_system(system_name)(labels=["dep"], oracle="static")
-    transitions = words = 0
-    for heads, _ in trees:
-        state = system.new_state(gold_heads=heads)
-        while not state.is_final():
-            state.apply(state.static_move())
-            transitions += 1
-        words += len(heads)
-    return transitions / max(1, words)
+    counts = static_oracle_counts(system_name, trees)
+    return counts["transitions"] / max(1, counts["words"])
