@@ -319,3 +319,22 @@ def test_udpipe_parses_without_conllu_io(tmp_path):
     assert isinstance(prepared, list) and isinstance(prepared[0], udpipe.Sentence)
     parser.run(prepared)
     assert [[w.head for w in s.words][1:] for s in prepared] == [heads for heads, _ in trees]
+
+
+def test_oracle_moves_on_the_sample(tmp_path):
+    """oracle-moves follows each static oracle on every gold tree of a
+    treebank folder: the table and JSON count every sentence, and the swap
+    systems swap only on non-projective sentences."""
+    out = cli("oracle-moves", "--ud-dir", ROOT / "assets", "--treebanks", "sample",
+              "--systems", "swap_lazy,swap_stay_eager,covington",
+              "--output", tmp_path / "moves.json", cwd=ROOT)
+    assert "| sample | swap_stay_eager |" in out
+    counts = json.loads((tmp_path / "moves.json").read_text())
+    n_sentences = len(read_conllu(next((ROOT / "assets" / "sample").glob("*-train.conllu"))))
+    for system in ("swap_lazy", "swap_stay_eager", "covington"):
+        c = counts[f"sample/{system}"]
+        assert c["sentences"] == n_sentences
+        assert c["transitions"] == sum(c["kinds"].values())
+        assert c["swaps"] == c["nonprojective_swaps"] == c["kinds"].get("W", 0)
+    assert counts["sample/swap_lazy"]["swaps"] > 0
+    assert counts["sample/covington"]["swaps"] == 0

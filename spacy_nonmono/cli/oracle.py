@@ -68,7 +68,10 @@ def add_parser(commands) -> None:
         "sentences.",
         formatter_class=HelpFormatter,
     )
-    p.add_argument("gold", type=Path, nargs="+", help="Gold CoNLL-U files (e.g. UD training sets)")
+    p.add_argument("gold", type=Path, nargs="*",
+                   help="Gold CoNLL-U files, or treebank folders (their *-train.conllu)")
+    p.add_argument("--ud-dir", type=Path, help="Folder of treebank folders (with --treebanks)")
+    p.add_argument("--treebanks", help="Comma-separated treebank folders of --ud-dir")
     p.add_argument("--systems", default="swap_lazy,swap_stay_eager",
                    help="Comma-separated transition systems")
     p.add_argument("--output", type=Path, help="Write the numbers as JSON here")
@@ -231,6 +234,28 @@ def oracle_moves_table(results) -> str:
     return "\n".join(lines)
 
 
+def gold_files(paths, ud_dir=None, treebanks=None):
+    """CoNLL-U files from files and treebank folders (their training file),
+    and the named treebank folders of ud_dir."""
+    if (ud_dir is None) != (treebanks is None):
+        raise InputError("--ud-dir and --treebanks go together")
+    if treebanks:
+        paths = list(paths) + [ud_dir / name.strip() for name in treebanks.split(",")
+                               if name.strip()]
+    if not paths:
+        raise InputError("no gold data: give CoNLL-U files or --ud-dir with --treebanks")
+    files = []
+    for path in paths:
+        if path.is_dir():
+            found = sorted(path.glob("*-train.conllu"))
+            if not found:
+                raise InputError(f"{path}: no *-train.conllu in this folder")
+            files.append(found[0])
+        else:
+            files.append(path)
+    return files
+
+
 def run_oracle_moves(args) -> int:
     from ..evaluation import read_gold
     from ..evaluation.conllu_eval import gold_tree
@@ -244,7 +269,7 @@ def run_oracle_moves(args) -> int:
         except Exception as e:
             raise InputError(str(e)) from None
     results = {}
-    for path in args.gold:
+    for path in gold_files(args.gold, args.ud_dir, args.treebanks):
         sentences, skipped = read_gold(path, skip_invalid=True)
         if skipped:
             print(f"{path}: {len(skipped)} sentences that are not trees left out", flush=True)
