@@ -23,16 +23,22 @@ cdef enum:
     SES_KINDS = 7
 
 
-cdef class SwapLazy(TransitionSystem):
+cdef class SwapSystem(TransitionSystem):
+    # What both swap systems share: the configuration with node 0 on the
+    # stack, the end, gold facts, context and finish.
+    cdef int n_kinds
     cdef bint is_valid_kind(self, const StateC* s, int kind) noexcept nogil
 
 
-cdef class StayEagerSwap(TransitionSystem):
+cdef class SwapLazy(SwapSystem):
+    pass
+
+
+cdef class StayEagerSwap(SwapSystem):
     cdef bint nonstatic
     cdef double shift_probability
     cdef double root_shift_probability
     cdef unsigned long long rng_state
-    cdef bint is_valid_kind(self, const StateC* s, int kind) noexcept nogil
     cdef double draw(self) noexcept nogil
     cdef bint is_cross(self, const StateC* s, const GoldC* gold) noexcept nogil
     cdef bint shift_is_safe(self, const StateC* s, const GoldC* gold) noexcept nogil

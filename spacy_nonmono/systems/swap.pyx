@@ -163,19 +163,18 @@ cdef inline bint unbuilt_gold_arc(const StateC* s, const GoldC* gold, int a, int
             or (a > 0 and gold.heads[a] == b and s.heads[a] != b))
 
 
-cdef class SwapLazy(TransitionSystem):
-    name = "swap_lazy"
-    kinds = (("S", False), ("W", False), ("L", True), ("R", True))
-    oracles = ("static",)
+cdef class SwapSystem(TransitionSystem):
+    """The configuration, end, gold facts, context and finish of both swap
+    systems; a subclass gives its kinds, validity, moves and oracle."""
     context_names = CONTEXT_NAMES
     projective = False
 
+    def __init__(self, labels=(), oracle=None, **options):
+        TransitionSystem.__init__(self, labels, oracle, **options)
+        self.n_kinds = len(type(self).kinds)
+
     def describe(self, ParseState state):
         return stack_buffer_fields(state.c)
-
-    def max_moves(self, int n):
-        """The most moves any run on n words makes (see the module doc)."""
-        return n * n + n
 
     cdef int state_size(self, int n) noexcept nogil:
         return stack_buffer_size(n)
@@ -193,6 +192,33 @@ cdef class SwapLazy(TransitionSystem):
         return buffer_length(s) == 0 and stack_depth(s) <= 1
 
     cdef bint is_valid_kind(self, const StateC* s, int kind) noexcept nogil:
+        return False
+
+    cdef void set_valid(self, const StateC* s, int* is_valid) noexcept nogil:
+        # Validity does not depend on the label.
+        cdef bint[SES_KINDS] ok
+        cdef int kind
+        for kind in range(self.n_kinds):
+            ok[kind] = self.is_valid_kind(s, kind)
+        self.set_valid_by_kind(ok, is_valid)
+
+    cdef void set_context(self, const StateC* s, int* ids) noexcept nogil:
+        set_stack_buffer_context(s, ids)
+
+    cdef void finish(self, StateC* s) noexcept nogil:
+        finish_single_root(s)
+
+
+cdef class SwapLazy(SwapSystem):
+    name = "swap_lazy"
+    kinds = (("S", False), ("W", False), ("L", True), ("R", True))
+    oracles = ("static",)
+
+    def max_moves(self, int n):
+        """The most moves any run on n words makes (see the module doc)."""
+        return n * n + n
+
+    cdef bint is_valid_kind(self, const StateC* s, int kind) noexcept nogil:
         cdef int depth = stack_depth(s), i = S(s, 1), j = S(s, 0)
         if kind == LAZY_SHIFT:
             return buffer_length(s) > 0
@@ -203,13 +229,6 @@ cdef class SwapLazy(TransitionSystem):
         if kind == LAZY_LEFT_ARC:
             return True
         return i < j            # Swap; i != 0 as depth >= 3
-
-    cdef void set_valid(self, const StateC* s, int* is_valid) noexcept nogil:
-        cdef bint[LAZY_KINDS] ok
-        cdef int kind
-        for kind in range(LAZY_KINDS):
-            ok[kind] = self.is_valid_kind(s, kind)
-        self.set_valid_by_kind(ok, is_valid)
 
     cdef void apply(self, StateC* s, int move) noexcept nogil:
         cdef int kind = self.c_moves[move].kind, j = S(s, 0), i = S(s, 1)
@@ -249,14 +268,8 @@ cdef class SwapLazy(TransitionSystem):
             return self.move_of(LAZY_SHIFT, -1)
         return -1
 
-    cdef void set_context(self, const StateC* s, int* ids) noexcept nogil:
-        set_stack_buffer_context(s, ids)
 
-    cdef void finish(self, StateC* s) noexcept nogil:
-        finish_single_root(s)
-
-
-cdef class StayEagerSwap(TransitionSystem):
+cdef class StayEagerSwap(SwapSystem):
     name = "swap_stay_eager"
     kinds = (("S", False), ("D", False), ("W", False), ("U", False), ("RR", False),
              ("SL", True), ("SR", True))
@@ -272,11 +285,9 @@ cdef class StayEagerSwap(TransitionSystem):
             doc="nonstatic oracle: probability of Shift where the static oracle attaches "
                 "the root, which Right-Root then attaches at the end"),
     }
-    context_names = CONTEXT_NAMES
-    projective = False
 
     def __init__(self, labels=(), oracle=None, **options):
-        TransitionSystem.__init__(self, labels, oracle, **options)
+        SwapSystem.__init__(self, labels, oracle, **options)
         self.nonstatic = self.oracle == "nonstatic"
         # Both oracles give one move per configuration: training follows it.
         self.static_oracle = True
@@ -287,9 +298,6 @@ cdef class StayEagerSwap(TransitionSystem):
     def reseed_oracle(self, seed):
         """Seed the nonstatic oracle's coin flips."""
         self.rng_state = (int(seed) * 0x9E3779B97F4A7C15 + 1) & 0xFFFFFFFFFFFFFFFF or 1
-
-    def describe(self, ParseState state):
-        return stack_buffer_fields(state.c)
 
     def max_moves(self, int n):
         """The most moves any run on n words makes (see the module doc)."""
@@ -303,21 +311,6 @@ cdef class StayEagerSwap(TransitionSystem):
         x ^= x >> 27
         self.rng_state = x
         return ((x * 0x2545F4914F6CDD1DULL) >> 11) * (1.0 / 9007199254740992.0)
-
-    cdef int state_size(self, int n) noexcept nogil:
-        return stack_buffer_size(n)
-
-    cdef int scratch_size(self, int n) noexcept nogil:
-        return self.n_moves
-
-    cdef int init_gold(self, Pool mem, GoldC* gold) except -1:
-        return init_swap_gold(mem, gold)
-
-    cdef void init_state(self, StateC* s) noexcept nogil:
-        init_stack_buffer(s, True)
-
-    cdef bint is_final(self, const StateC* s) noexcept nogil:
-        return buffer_length(s) == 0 and stack_depth(s) <= 1
 
     cdef bint is_valid_kind(self, const StateC* s, int kind) noexcept nogil:
         cdef int i = S(s, 0), j = B(s, 0), depth = stack_depth(s)
@@ -337,13 +330,6 @@ cdef class StayEagerSwap(TransitionSystem):
             return j == -1 and depth >= 3 and s.heads[i] == -1
         # Right-Root
         return j == -1 and depth == 2 and s.heads[i] == -1
-
-    cdef void set_valid(self, const StateC* s, int* is_valid) noexcept nogil:
-        cdef bint[SES_KINDS] ok
-        cdef int kind
-        for kind in range(SES_KINDS):
-            ok[kind] = self.is_valid_kind(s, kind)
-        self.set_valid_by_kind(ok, is_valid)
 
     cdef void apply(self, StateC* s, int move) noexcept nogil:
         cdef int kind = self.c_moves[move].kind, i = S(s, 0), j = B(s, 0)
@@ -420,9 +406,3 @@ cdef class StayEagerSwap(TransitionSystem):
         if self.is_valid_kind(s, SES_UNSHIFT):
             return self.move_of(SES_UNSHIFT, -1)
         return -1
-
-    cdef void set_context(self, const StateC* s, int* ids) noexcept nogil:
-        set_stack_buffer_context(s, ids)
-
-    cdef void finish(self, StateC* s) noexcept nogil:
-        finish_single_root(s)
