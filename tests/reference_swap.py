@@ -1,0 +1,260 @@
+"""A pure-Python reference for the swap systems (spacy_nonmono/systems/swap.pyx),
+written from their specification: arc-standard swap with the lazy oracle of
+Nivre, Kuhlmann & Hall (2009), and stay-eager swap (Kohita, Noji & Matsumoto
+2017, Tables 1-3). Plain lists and dicts, no speed concerns.
+
+A configuration is a Config: stack (bottom first, node 0 at the bottom),
+buffer (front first), heads and labels of nodes 0..n (-1 = none), and the
+set of words Unshift put back. A move is (kind, label); label None for the
+unlabelled kinds.
+"""
+from dataclasses import dataclass, field
+from typing import List, Optional, Set, Tuple
+
+LAZY_KINDS = ("S", "W", "L", "R")
+SES_KINDS = ("S", "D", "W", "U", "RR", "SL", "SR")
+LABELLED = {"L", "R", "SL", "SR"}
+
+
+@dataclass
+class Config:
+    stack: List[int]
+    buffer: List[int]
+    heads: List[int]
+    labels: List[int]
+    unshifted: Set[int] = field(default_factory=set)
+
+    def copy(self):
+        return Config(list(self.stack), list(self.buffer), list(self.heads),
+                      list(self.labels), set(self.unshifted))
+
+
+def initial(n: int) -> Config:
+    return Config([0], list(range(1, n + 1)), [-1] * (n + 1), [-1] * (n + 1))
+
+
+def is_final(c: Config) -> bool:
+    return not c.buffer and c.stack == [0]
+
+
+def ancestor_or_self(heads, a, b) -> bool:
+    """Whether there is a path a ->* b in the built arcs."""
+    seen = 0
+    while b != -1 and seen <= len(heads):
+        if b == a:
+            return True
+        b = heads[b]
+        seen += 1
+    return False
+
+
+def moves(kinds, n_labels):
+    return [(k, l) for k in kinds for l in (range(n_labels) if k in LABELLED else [None])]
+
+
+# -------------------------------------------------------------- swap_lazy
+
+def lazy_valid_kinds(c: Config) -> Set[str]:
+    ok = set()
+    if c.buffer:
+        ok.add("S")
+    if len(c.stack) >= 2 and (c.stack[-2] != 0 or not c.buffer):
+        ok.add("R")
+    if len(c.stack) >= 3:
+        ok.add("L")
+        if c.stack[-2] < c.stack[-1]:
+            ok.add("W")
+    return ok
+
+
+def lazy_apply(c: Config, kind: str, label: Optional[int]) -> Config:
+    c = c.copy()
+    if kind == "S":
+        c.stack.append(c.buffer.pop(0))
+    elif kind == "W":
+        j = c.stack.pop()
+        i = c.stack.pop()
+        c.stack.append(j)
+        c.buffer.insert(0, i)
+    elif kind == "L":
+        j = c.stack.pop()
+        i = c.stack.pop()
+        c.heads[i], c.labels[i] = j, label
+        c.stack.append(j)
+    else:
+        j = c.stack.pop()
+        c.heads[j], c.labels[j] = c.stack[-1], label
+    return c
+
+
+def projective_order(gold_heads: List[int]) -> List[int]:
+    """Position of each node 0..n in the in-order traversal of the gold tree."""
+    n = len(gold_heads)
+    heads = [-1] + list(gold_heads)
+    order = []
+
+    def visit(node):
+        deps = [k for k in range(1, n + 1) if heads[k] == node]
+        for k in deps:
+            if k < node:
+                visit(k)
+        order.append(node)
+        for k in deps:
+            if k > node:
+                visit(k)
+
+    visit(0)
+    position = [0] * (n + 1)
+    for p, node in enumerate(order):
+        position[node] = p
+    return position
+
+
+def projective_components(gold_heads: List[int]) -> List[int]:
+    """The top word of each word's subtree built by the swap-free arc-standard
+    oracle in word order (no attachment to node 0)."""
+    n = len(gold_heads)
+    heads = [-1] + list(gold_heads)
+    built = [-1] * (n + 1)
+
+    def complete(w):
+        return all(built[k] == w for k in range(1, n + 1) if heads[k] == w)
+
+    stack = []
+    for w in range(1, n + 1):
+        stack.append(w)
+        while len(stack) >= 2:
+            a, b = stack[-2], stack[-1]
+            if heads[a] == b and complete(a):
+                built[a] = b
+                del stack[-2]
+            elif heads[b] == a and complete(b):
+                built[b] = a
+                stack.pop()
+            else:
+                break
+    top = [0] * (n + 1)
+    for w in range(1, n + 1):
+        k = w
+        while built[k] != -1:
+            k = built[k]
+        top[w] = k
+    return top
+
+
+def complete(c: Config, gold: List[int], w: int) -> bool:
+    """w has all its gold dependents attached (gold: heads of 0..n)."""
+    return all(c.heads[k] == w for k in range(1, len(gold)) if gold[k] == w)
+
+
+def lazy_oracle(c: Config, gold_heads, gold_labels) -> Tuple[str, Optional[int]]:
+    gold = [-1] + list(gold_heads)
+    labels = [-1] + list(gold_labels)
+    order = projective_order(gold_heads)
+    component = projective_components(gold_heads)
+    valid = lazy_valid_kinds(c)
+    if len(c.stack) >= 2:
+        i, j = c.stack[-2], c.stack[-1]
+        if i != 0 and gold[i] == j and complete(c, gold, i):
+            return "L", max(labels[i], 0)
+        if gold[j] == i and complete(c, gold, j) and "R" in valid:
+            return "R", max(labels[j], 0)
+        if ("W" in valid and order[j] < order[i]
+                and (not c.buffer or component[j] != component[c.buffer[0]])):
+            return "W", None
+    return "S", None
+
+
+# -------------------------------------------------------- swap_stay_eager
+
+def ses_valid_kinds(c: Config) -> Set[str]:
+    i = c.stack[-1]
+    j = c.buffer[0] if c.buffer else None
+    ok = set()
+    if j is not None:
+        if i != 0 and c.heads[i] == -1 and not ancestor_or_self(c.heads, i, j):
+            ok.add("SL")
+        if c.heads[j] == -1 and not ancestor_or_self(c.heads, j, i):
+            ok.add("SR")
+        if not (j in c.unshifted and c.heads[j] == -1):
+            ok.add("S")
+        if 0 < i < j:
+            ok.add("W")
+    if i != 0 and c.heads[i] != -1:
+        ok.add("D")
+    if j is None and c.heads[i] == -1 and i != 0:
+        ok.add("U" if len(c.stack) >= 3 else "RR")
+    return ok
+
+
+def ses_apply(c: Config, kind: str, label: Optional[int]) -> Config:
+    c = c.copy()
+    i = c.stack[-1]
+    if kind == "S":
+        c.stack.append(c.buffer.pop(0))
+    elif kind == "D":
+        c.stack.pop()
+    elif kind == "W":
+        c.stack.pop()
+        c.buffer.insert(1, i)
+    elif kind == "U":
+        c.stack.pop()
+        c.buffer.insert(0, i)
+        c.unshifted.add(i)
+    elif kind == "RR":
+        c.stack.pop()
+        c.heads[i], c.labels[i] = 0, -1
+    elif kind == "SL":
+        c.heads[i], c.labels[i] = c.buffer[0], label
+    else:
+        j = c.buffer[0]
+        c.heads[j], c.labels[j] = i, label
+    return c
+
+
+def unbuilt(c: Config, gold, a, b) -> bool:
+    """A gold arc joins a and b (either way) and is not built."""
+    return (gold[b] == a and c.heads[b] != a) or (a > 0 and gold[a] == b and c.heads[a] != b)
+
+
+def is_cross(c: Config, gold) -> bool:
+    i, j = c.stack[-1], c.buffer[0]
+    return (any(unbuilt(c, gold, i, b) for b in c.buffer[1:])
+            and any(unbuilt(c, gold, j, s) for s in c.stack[:-1]))
+
+
+def ses_oracle(c: Config, gold_heads, gold_labels, nonstatic=False):
+    """The moves the oracle may choose: one for the static oracle; for the
+    nonstatic one, also Shift where a coin may replace the root's Stay-Right
+    or a Reduce (Shift safe: B0 has no unbuilt gold arc to a stack word)."""
+    gold = [-1] + list(gold_heads)
+    labels = [-1] + list(gold_labels)
+    valid = ses_valid_kinds(c)
+    i = c.stack[-1]
+    j = c.buffer[0] if c.buffer else None
+    if j is not None:
+        if i > 0 and gold[i] == j and "SL" in valid:
+            return {("SL", max(labels[i], 0))}
+        if gold[j] == i and "SR" in valid:
+            chosen = {("SR", max(labels[j], 0))}
+            if nonstatic and i == 0 and "S" in valid:
+                chosen.add(("S", None))
+            return chosen
+        if "W" in valid and is_cross(c, gold):
+            return {("W", None)}
+    if i > 0 and c.heads[i] != -1 and complete(c, gold, i) and (c.heads[i] != 0 or j is None):
+        chosen = {("D", None)}
+        if (nonstatic and j is not None and "S" in valid
+                and not any(unbuilt(c, gold, j, s) for s in c.stack)):
+            chosen.add(("S", None))
+        return chosen
+    for kind in ("S", "RR", "U"):
+        if kind in valid:
+            return {(kind, None)}
+    return set()
+
+
+SYSTEMS = {
+    "swap_lazy": (LAZY_KINDS, lazy_valid_kinds, lazy_apply),
+    "swap_stay_eager": (SES_KINDS, ses_valid_kinds, ses_apply),
+}
