@@ -13,6 +13,10 @@ transition sequences (no oracle logic):
 - the static oracle rebuilds every gold tree, non-projective ones included;
 - the same loss/cost checks on short real UD sentences (skipped without data);
 - input validation (`check_gold_tree`, oracle names, invalid moves).
+
+The systems are built with tie_break="none": the costs checked here are the
+oracle's own; the training target's tie-break (tests/test_scan_targets.py)
+then weights No-Arc down where Shift and No-Arc both cost 0.
 """
 import random
 
@@ -84,7 +88,7 @@ def zero_cost_completion(state, rng):
 def test_dynamic_oracle_exact_on_random_walks(tree, policy, seed):
     gold_heads, gold_labels = tree
     rng = random.Random(seed)
-    system = Covington(labels=LABELS, oracle="dynamic")
+    system = Covington(tie_break="none", labels=LABELS, oracle="dynamic")
     memo = {}
     walk(system, ref, gold_heads, gold_labels, rng, policy,
          lambda state, cfg: check_oracle(system, state, cfg, gold_heads, gold_labels, memo))
@@ -95,7 +99,7 @@ def test_dynamic_oracle_exact_on_random_walks(tree, policy, seed):
 def test_zero_cost_moves_reach_predicted_loss(tree, policy, seed):
     gold_heads, gold_labels = tree
     rng = random.Random(seed)
-    system = Covington(labels=LABELS, oracle="dynamic")
+    system = Covington(tie_break="none", labels=LABELS, oracle="dynamic")
 
     def complete(state, cfg):
         final, predicted = zero_cost_completion(state, rng)
@@ -108,7 +112,7 @@ def test_zero_cost_moves_reach_predicted_loss(tree, policy, seed):
 
 def test_zero_cost_moves_from_initial_reach_gold():
     rng = random.Random(7)
-    system = Covington(labels=LABELS)
+    system = Covington(tie_break="none", labels=LABELS)
     for heads, labels in ([0], [0]), ([3, 4, 0, 3], [0, 1, 2, 0]), \
             ([0, 4, 1, 1, 2], [1, 1, 1, 2, 0]), ([2, 0, 5, 2, 2, 3], [0, 1, 2, 0, 1, 2]):
         state = system.new_state(heads, labels)
@@ -126,7 +130,7 @@ def test_reference_restricted_search_equals_full_search(tree, policy, seed):
     every valid move; this backs the argument in reference_covington."""
     gold_heads, gold_labels = tree
     rng = random.Random(seed)
-    system = Covington(labels=LABELS)
+    system = Covington(tie_break="none", labels=LABELS)
     fast, full = {}, {}
 
     def compare(state, cfg):
@@ -146,7 +150,7 @@ def test_reference_restricted_search_equals_full_search(tree, policy, seed):
 def test_dynamic_oracle_exhaustive_small(heads, labels):
     """Every configuration reachable with one label per arc kind and every
     move from it, on fixed small trees (projective and not)."""
-    system = Covington(labels=LABELS)
+    system = Covington(tie_break="none", labels=LABELS)
     memo = {}
     seen = set()
     frontier = [(system.new_state(heads, labels), ref.initial_config(len(heads)))]
@@ -172,8 +176,8 @@ def test_dynamic_oracle_exhaustive_small(heads, labels):
 @given(tree=gold_trees())
 def test_static_oracle_builds_gold_tree(tree):
     gold_heads, gold_labels = tree
-    dynamic = Covington(labels=LABELS, oracle="dynamic")
-    static = Covington(labels=LABELS, oracle="static")
+    dynamic = Covington(tie_break="none", labels=LABELS, oracle="dynamic")
+    static = Covington(tie_break="none", labels=LABELS, oracle="static")
     state = dynamic.new_state(gold_heads, gold_labels)
     static_state = static.new_state(gold_heads, gold_labels)
     n = len(gold_heads)
@@ -210,7 +214,7 @@ def test_dynamic_oracle_exact_on_ud_sentences(ud_sentences):
         label_names = sorted(set(deprels))
         label_ids = {name: k for k, name in enumerate(label_names)}
         gold_labels = [label_ids[d] for d in deprels]
-        system = Covington(labels=label_names, oracle="dynamic")
+        system = Covington(tie_break="none", labels=label_names, oracle="dynamic")
         memo = {}
 
         def on_config(state, cfg):
@@ -273,7 +277,7 @@ def test_check_gold_tree_accepts(heads):
 
 
 def test_new_state_rejects_bad_gold():
-    system = Covington(labels=LABELS)
+    system = Covington(tie_break="none", labels=LABELS)
     with pytest.raises(ValueError):
         system.new_state([0, 0], [0, 0])
     with pytest.raises(ValueError):
@@ -282,13 +286,13 @@ def test_new_state_rejects_bad_gold():
 
 def test_unknown_oracle_name():
     with pytest.raises(ValueError):
-        Covington(labels=LABELS, oracle="exact")
+        Covington(tie_break="none", labels=LABELS, oracle="exact")
     with pytest.raises(ValueError):
-        Covington(labels=LABELS, oracle="")
+        Covington(tie_break="none", labels=LABELS, oracle="")
 
 
 def test_invalid_moves_raise():
-    system = Covington(labels=LABELS)
+    system = Covington(tie_break="none", labels=LABELS)
     state = system.new_state([2, 0], [0, 1])
     assert state.focus == (0, 1)
     # Left-Arc is invalid at i = 0 (the root cannot be a dependent).
@@ -316,7 +320,7 @@ def test_cycle_term_example():
     3->2 are still individually reachable, but together with 2->1 they form
     a cycle, so one of them is lost too: loss 2, not 1."""
     gold_heads, gold_labels = [0, 3, 1], [0, 1, 2]
-    system = Covington(labels=LABELS)
+    system = Covington(tie_break="none", labels=LABELS)
     state = system.new_state(gold_heads, gold_labels)
     state.apply(0)                 # Shift: focus (1, 2)
     state.apply(2)                 # Left-Arc 2 -> 1

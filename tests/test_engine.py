@@ -39,7 +39,7 @@ def test_covington_move_table():
 def test_system_defaults_and_options():
     covington = get_system("covington")(labels=["a"])
     assert covington.oracle == "dynamic"
-    assert covington.options == {"loss": "exact", "tie_break": "none", "no_arc_weight": 0.25}
+    assert covington.options == {"loss": "exact", "tie_break": "weighted", "no_arc_weight": 0.75}
     nm = get_system("covington_nm")(labels=["a"], loss="upper")
     assert nm.options["loss"] == "upper" and nm.loss_name == "upper"
     assert get_system("covington_nm")(labels=["a"]).loss_name == "lower"

@@ -114,7 +114,8 @@ def test_preferred_moves_on_ud_sentences(ud_sentences):
 
 
 def test_tie_break_options():
-    assert Covington(labels=LABELS).options["tie_break"] == "none"
+    assert Covington(labels=LABELS).options["tie_break"] == "weighted"
+    assert Covington(labels=LABELS).options["no_arc_weight"] == 0.75
     with pytest.raises(ValueError, match="Unknown tie_break 'scan'"):
         Covington(labels=LABELS, tie_break="scan")
     with pytest.raises(ValueError, match="Invalid no_arc_weight 2"):

@@ -52,14 +52,14 @@ SYSTEMS.update({
         "components.nonmono_parser.system": "swap_stay_eager",
         "components.nonmono_parser.oracle": "static"}),
 })
-# The Covington training targets that stop the scan: "<system>+<tie_break>",
-# and "+weighted75": tie_break "weighted" with no_arc_weight 0.75 (the
-# default weight is 0.25).
+# The other Covington training targets of the scan (the default is
+# tie_break "weighted" with no_arc_weight 0.75): "<system>+<variant>", where
+# "+weighted25" is tie_break "weighted" with no_arc_weight 0.25.
 TIE_BREAK_VARIANTS = {
+    "none": {"tie_break": "none"},
     "shift": {"tie_break": "shift"},
     "shift_if_headed": {"tie_break": "shift_if_headed"},
-    "weighted": {"tie_break": "weighted"},
-    "weighted75": {"tie_break": "weighted", "no_arc_weight": 0.75},
+    "weighted25": {"tie_break": "weighted", "no_arc_weight": 0.25},
 }
 SYSTEMS.update({
     f"{name}+{variant}": (config, {**overrides, "components.nonmono_parser.system_options":
