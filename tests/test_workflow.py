@@ -199,6 +199,23 @@ def test_workflow_evaluate_and_compare(tiny_pipeline, tmp_path):
     assert row.endswith(f"| {per_word:.2f} ± 0.00 | {per_word / static:.2f}x ± 0.00x |")
 
 
+def test_train_skip_scored(tmp_path):
+    """train --skip-scored leaves out runs with scores (imported from an
+    earlier session) and trains the others."""
+    root = tmp_path / "bench"
+    (root / "metrics" / "sample").mkdir(parents=True)
+    (root / "metrics" / "sample" / "covington-dynamic.json").write_text("{}")
+    args = ["workflow", "train", "--root", root, "--systems", "covington-dynamic"]
+    out = cli(*args, "--skip-scored", cwd=ROOT)
+    assert "covington-dynamic: scored already" in out
+    assert not (root / "training").exists()
+    # Without the flag, or for a run without scores, it trains (here: fails
+    # early, as no corpus was converted).
+    for extra in ([], ["--skip-scored", "--seeds", "1"]):
+        result = cli(*args, *extra, cwd=ROOT, check=False)
+        assert result.returncode == 2 and "no converted corpus" in result.stderr
+
+
 def test_parse_counts(tiny_pipeline):
     nlp = spacy.load(tiny_pipeline)
     parser = nlp.get_pipe("nonmono_parser")

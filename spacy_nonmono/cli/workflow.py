@@ -12,7 +12,10 @@ Layout under --root, where <run> is the system's name for seed 0 and
                                                first system
 
 A treebank is a folder of --ud-dir holding *-train/dev/test.conllu. Steps skip
-work whose output exists (use --force to redo it).
+work whose output exists (use --force to redo it). The scores of earlier runs
+(docs/results/*/runs/, in the metrics/ layout) can be copied into metrics/:
+compare then reports them with the new runs, and `train --skip-scored` trains
+only the runs that have no scores yet.
 """
 import argparse
 import json
@@ -111,6 +114,10 @@ def add_arguments(p: argparse.ArgumentParser, treebank_selection: bool = True) -
     p.add_argument("--max-nodes", type=int, default=100000,
                    help="oracle-bounds: branch-and-bound budget per configuration")
     p.add_argument("--force", action="store_true", help="Redo steps whose outputs exist")
+    p.add_argument("--skip-scored", action="store_true",
+                   help="train: leave out runs that already have scores in metrics/ (for "
+                   "example copied from docs/results/*/runs/ of an earlier session), so that "
+                   "only new runs are trained; their models are then missing for the speed step")
 
 
 def add_parser(commands) -> None:
@@ -205,6 +212,10 @@ class Workflow:
                 model = self.model(tb, run)
                 if not self.todo(model):
                     log(f"[{tb}] {run}: trained model exists ({model})")
+                    continue
+                scores = self.metrics(tb, f"{run}.json")
+                if self.args.skip_scored and scores.exists():
+                    log(f"[{tb}] {run}: scored already ({scores}); not trained (--skip-scored)")
                     continue
                 log(f"\n=== [{tb}] training {system}, seed {seed}")
                 if system == UDPIPE:
