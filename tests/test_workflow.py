@@ -164,6 +164,9 @@ def test_arc_moves_parse_the_gold_words(tmp_path):
     counts = arc_move_effects(nlp, examples)
     assert not parser.gold_problems, parser.gold_problems
     assert counts["words"] == sum(len(d) for d in golds) + 4 and counts["arc_moves"] > 0
+    # Every word is shifted once, besides the arc moves.
+    assert counts["moves"] >= counts["arc_moves"] + counts["words"]
+    assert counts["moves_per_word"] == counts["moves"] / counts["words"]
     nlp.to_disk(tmp_path / "nm")
     output = cli("arc-moves", tmp_path / "nm", corpus, "--output", "moves.json", cwd=tmp_path)
     assert "| dev.spacy | nm |" in output

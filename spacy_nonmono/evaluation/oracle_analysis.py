@@ -164,9 +164,11 @@ def arc_move_effects(nlp, examples: Iterable) -> Dict[str, object]:
     """Section 6.3: run the trained parser greedily over gold sentences and
     classify its arc moves: how many replaced (removed) an existing arc, and
     of those how many created a gold arc, and how many were harmful (removed
-    a gold arc and created a non-gold one). Arcs compare heads only."""
+    a gold arc and created a non-gold one). Arcs compare heads only. Also
+    counts all moves, so that the transitions per word split into the words'
+    first arcs and the repairs."""
     parser = _nonmono_parser(nlp)
-    counts = {"arc_moves": 0, "replacing": 0, "replacing_created_gold": 0,
+    counts = {"moves": 0, "arc_moves": 0, "replacing": 0, "replacing_created_gold": 0,
               "replacing_harmful": 0, "words": 0}
     system = parser.moves
     kinds = [system.move_kind(m) for m in range(system.n_moves)]
@@ -174,6 +176,7 @@ def arc_move_effects(nlp, examples: Iterable) -> Dict[str, object]:
     def observe(batch, active, moves):
         for b, move in zip(active, moves):
             kind = kinds[int(move)]
+            counts["moves"] += 1
             if kind not in ("L", "R"):
                 continue
             state = batch.parse_state(int(b))
@@ -213,6 +216,9 @@ def arc_move_effects(nlp, examples: Iterable) -> Dict[str, object]:
     counts["replacing_share"] = counts["replacing"] / arcs
     counts["created_gold_share"] = counts["replacing_created_gold"] / replacing
     counts["harmful_share"] = counts["replacing_harmful"] / replacing
+    words = max(1, counts["words"])
+    for key in ("moves", "arc_moves", "replacing"):
+        counts[f"{key}_per_word"] = counts[key] / words
     return counts
 
 
