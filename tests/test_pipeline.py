@@ -288,6 +288,22 @@ def test_oracle_analyses_run_on_the_sample(tmp_path):
     assert (nlp.get_pipe("nonmono_parser").model.get_ref("step").get_param("W") == weights).all()
 
 
+def test_exploration_policy():
+    """follow_oracle_prob null takes the system's policy: the arc-eager family
+    always follows the prediction (Honnibal & Johnson 2015, section 2.2),
+    the others follow the oracle with probability 0.1; a value overrides it
+    and is checked."""
+    def follow(**config):
+        return make_nlp(**config).get_pipe("nonmono_parser").follow_oracle_prob
+
+    assert follow() == follow(system="covington_nm") == follow(system="swap_stay_eager") == 0.1
+    for system in ("arc_eager", "arc_eager_nm2013", "arc_eager_tree", "arc_eager_unshift"):
+        assert follow(system=system) == 0.0
+    assert follow(system="arc_eager_unshift", follow_oracle_prob=0.25) == 0.25
+    with pytest.raises(ValueError, match="follow_oracle_prob must be in"):
+        make_nlp(follow_oracle_prob=1.5)
+
+
 def test_predict_before_training_is_a_clear_error():
     nlp = make_nlp()
     with pytest.raises(ValueError, match="no labels"):

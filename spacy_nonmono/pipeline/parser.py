@@ -60,7 +60,7 @@ DEFAULT_MODEL = Config().from_str(DEFAULT_MODEL_CONFIG)["model"]
         "system_options": {},
         "decoding": "greedy",
         "projectivize": None,
-        "follow_oracle_prob": 0.1,
+        "follow_oracle_prob": None,
         "max_sentence_length": 256,
         "scorer": {"@scorers": "spacy_nonmono.parser_scorer.v1"},
     },
@@ -85,7 +85,7 @@ def make_nonmono_parser(
     system_options: Dict[str, object],
     decoding: str,
     projectivize: Optional[str],
-    follow_oracle_prob: float,
+    follow_oracle_prob: Optional[float],
     max_sentence_length: int,
     scorer: Optional[Callable],
 ):
@@ -111,7 +111,8 @@ def make_nonmono_parser(
         ones (Covington), which take nothing else.
     follow_oracle_prob: with a dynamic oracle, the probability of advancing a
         training state by the best-scoring zero-cost move instead of the
-        model's prediction.
+        model's prediction; null = the system's exploration policy (0.1;
+        the arc-eager family 0, as Honnibal & Johnson 2015, section 2.2).
     max_sentence_length: sentences longer than this are parsed in windows of
         this many words, the windows' roots attached to the first window's
         root; training skips them (counted warning).
@@ -204,11 +205,11 @@ class NonMonoParser(TrainablePipe):
         system_options: Optional[Dict[str, object]] = None,
         decoding: str = "greedy",
         projectivize: Optional[str] = None,
-        follow_oracle_prob: float = 0.1,
+        follow_oracle_prob: Optional[float] = None,
         max_sentence_length: int = 256,
         scorer: Optional[Callable] = parser_score,
     ):
-        if not 0.0 <= follow_oracle_prob <= 1.0:
+        if follow_oracle_prob is not None and not 0.0 <= follow_oracle_prob <= 1.0:
             raise ValueError(f"follow_oracle_prob must be in [0, 1], got {follow_oracle_prob}.")
         if max_sentence_length < 1:
             raise ValueError(f"max_sentence_length must be positive, got {max_sentence_length}.")
@@ -249,6 +250,13 @@ class NonMonoParser(TrainablePipe):
         self.cfg["projectivize"] = resolve_projectivize(self.moves, self.cfg.get("projectivize"))
         self.cfg["labels"] = list(labels)
         set_transition_dims(self.model, self.moves.n_context, self.moves.n_moves if labels else None)
+
+    @property
+    def follow_oracle_prob(self) -> float:
+        """The exploration policy in training: the `follow_oracle_prob`
+        setting, or the system's when it is null."""
+        value = self.cfg["follow_oracle_prob"]
+        return self.moves.follow_oracle_prob if value is None else value
 
     def system_options(self) -> Dict[str, object]:
         """The options passed to the system: `system_options` plus `loss`
@@ -436,7 +444,7 @@ class NonMonoParser(TrainablePipe):
             self.model, self.moves, docs,
             spans=[(d, start, end) for d, start, end, _, _ in golds],
             golds=[GoldTree(heads, labels) for _, _, _, heads, labels in golds],
-            follow_oracle_prob=self.cfg["follow_oracle_prob"],
+            follow_oracle_prob=self.follow_oracle_prob,
             rng=self._rng,
             step_observer=self.step_observer,
         )

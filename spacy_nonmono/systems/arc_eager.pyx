@@ -147,6 +147,10 @@ cdef class ArcEager(TransitionSystem):
     kinds = (("S", False), ("D", False), ("L", True), ("R", True))
     context_names = CONTEXT_NAMES
     projective = True
+    # Section 2.2's exploration policy: always follow the predicted move
+    # (k = 1, p = 1.0). The whole family trains so, as the paper's baselines
+    # do, and as spaCy's parser does.
+    follow_oracle_prob = 0.0
     _variant = MONOTONIC
     _loss_variant = MONOTONIC
 

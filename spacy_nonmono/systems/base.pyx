@@ -106,6 +106,8 @@ cdef class TransitionSystem:
       non-projective gold trees);
     - `random_oracle`: whether its oracle flips coins, seeded by
       `reseed_oracle` from the training seed;
+    - `follow_oracle_prob`: its exploration policy, the component's
+      `follow_oracle_prob` when that is null;
 
     and implements the cdef methods. The component passes settings through
     as `options`; an unknown one is a ValueError listing the valid ones.
@@ -118,6 +120,10 @@ cdef class TransitionSystem:
     projective = False
     # Whether the oracle flips coins (then `reseed_oracle` seeds them).
     random_oracle = False
+    # Dynamic-oracle training: the probability of advancing a state by the
+    # best zero-cost move instead of the prediction (close to Goldberg &
+    # Nivre 2012's p = 0.9).
+    follow_oracle_prob = 0.1
 
     def __init__(self, labels=(), oracle=None, **options):
         cls = type(self)
