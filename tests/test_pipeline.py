@@ -241,7 +241,8 @@ def test_unknown_names_are_clear_errors():
 
 @pytest.mark.parametrize("system,loss", [
     ("covington_nm", "lower"), ("covington_nm", "pc_upper"), ("covington_nm", "upper"),
-    ("arc_eager", None), ("arc_eager_tree", None), ("arc_eager_unshift", None),
+    ("arc_eager", None), ("arc_eager_nm2013", None), ("arc_eager_tree", None),
+    ("arc_eager_unshift", None),
     ("swap_lazy", None), ("swap_stay_eager", None),
 ])
 def test_system_trains_parses_and_round_trips(system, loss, train_examples, tmp_path):
