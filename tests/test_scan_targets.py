@@ -80,6 +80,58 @@ def test_nonmonotonic_preferred_moves_stay_within_the_bound(loss, tie_break, tre
     walk(system, ref_nm, gold_heads, gold_labels, rng, policy, complete)
 
 
+def _wrong_repairs(state, gold_heads):
+    """The valid arc moves that would remove an arc and build a non-gold one."""
+    i, j = state.focus
+    wrong = []
+    for m in state.valid_moves():
+        kind = state.system.move_kind(m)
+        if kind not in ("L", "R"):
+            continue
+        head, dep = (j, i) if kind == "L" else (i, j)
+        after = state.copy()
+        after.apply(m)
+        removed = any(h != -1 and h != a for h, a in zip(state.heads, after.heads))
+        if removed and gold_heads[dep - 1] != head:
+            wrong.append(m)
+    return wrong
+
+
+@pytest.mark.parametrize("loss", ["lower", "upper"])
+@settings(max_examples=scaled(40))
+@given(tree=gold_trees(), policy=walk_policies, seed=seeds)
+def test_replace_tie_break_keeps_the_bound_and_fires(loss, tree, policy, seed):
+    """replace_tie_break "monotonic": a zero-cost arc move that replaces a
+    wrong arc by a wrong arc is a non-target exactly when another zero-cost
+    move removes no arc; the other costs are those of "none"; following the
+    preferred moves stays within the loss expression."""
+    import reference_covington_nm as ref_nm
+
+    gold_heads, gold_labels = tree
+    rng = random.Random(seed)
+    plain = CovingtonNM(labels=LABELS, loss=loss)
+    system = CovingtonNM(labels=LABELS, loss=loss, replace_tie_break="monotonic")
+    tally = {"broken ties": 0}
+
+    def complete(state, cfg):
+        costs = state.costs()
+        plain_costs = state.copy(plain).costs()
+        wrong = set(_wrong_repairs(state, gold_heads))
+        keepers = [m for m in state.valid_moves() if m not in wrong and plain_costs[m] == 0]
+        for m in state.valid_moves():
+            if m in wrong and plain_costs[m] == 0 and keepers:
+                assert costs[m] == 1.0
+                tally["broken ties"] += 1
+            else:
+                assert costs[m] == plain_costs[m]
+        bound = state.loss()
+        final, paid = preferred_completion(state, rng, {"broken ties": 0})
+        assert actual_loss(final, gold_heads, gold_labels) <= bound + paid
+        tally["configurations"] = tally.get("configurations", 0) + 1
+
+    walk(system, ref_nm, gold_heads, gold_labels, rng, policy, complete)
+
+
 @pytest.mark.parametrize("system_class", [Covington, CovingtonNM])
 @pytest.mark.parametrize("tie_break", TIES)
 def test_preferred_moves_from_the_start_rebuild_gold_and_break_ties(system_class, tie_break):
@@ -111,6 +163,23 @@ def test_preferred_moves_on_ud_sentences(ud_sentences):
             final, paid = preferred_completion(state, rng, tally)
             assert paid == 0 and actual_loss(final, heads, labels) == expected
         assert tally["broken ties"] > 0
+
+
+def test_replace_tie_break_fires_on_random_walks():
+    """The tie-break is not vacuous: over random walks with wrong arcs, some
+    zero-cost wrong-for-wrong replacements become non-targets."""
+    rng = random.Random(7)
+    system = CovingtonNM(labels=LABELS, loss="upper", replace_tie_break="monotonic")
+    plain = CovingtonNM(labels=LABELS, loss="upper")
+    fired = 0
+    for heads in ([2, 0, 2, 3, 3, 5], [0, 1, 1, 3, 4, 4, 2], [3, 3, 0, 3, 6, 4]):
+        for _ in range(40):
+            state = system.new_state(heads, [0] * len(heads))
+            while not state.is_final():
+                costs, plain_costs = state.costs(), state.copy(plain).costs()
+                fired += sum(1 for m in state.valid_moves() if costs[m] != plain_costs[m])
+                state.apply(rng.choice(state.valid_moves()))
+    assert fired > 0
 
 
 def test_tie_break_options():

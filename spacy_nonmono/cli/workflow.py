@@ -63,13 +63,18 @@ TIE_BREAK_VARIANTS = {
     "shift": {"tie_break": "shift"},
     "shift_if_headed": {"tie_break": "shift_if_headed"},
     "weighted25": {"tie_break": "weighted", "no_arc_weight": 0.25},
+    "weighted90": {"tie_break": "weighted", "no_arc_weight": 0.9},
 }
+# covington_nm only: "+monotonic" is replace_tie_break "monotonic".
+REPLACE_VARIANTS = {"monotonic": {"replace_tie_break": "monotonic"}}
 SYSTEMS.update({
     f"{name}+{variant}": (config, {**overrides, "components.nonmono_parser.system_options":
                                    json.dumps(options)})
     for name, (config, overrides) in list(SYSTEMS.items())
     if name.startswith("covington") and name != "covington-static"
-    for variant, options in TIE_BREAK_VARIANTS.items()
+    for variant, options in {**TIE_BREAK_VARIANTS,
+                             **(REPLACE_VARIANTS if name.startswith("covington_nm") else {})
+                             }.items()
 })
 UDPIPE = "udpipe"
 SPLITS = ("train", "dev", "test")

@@ -27,7 +27,7 @@ from cymem.cymem cimport Pool
 
 from .base cimport StateC, GoldC, ParseState, alloc_state, copy_state, label_error
 from .base import Option
-from .covington cimport Covington, Focus, focus, SHIFT, NO_ARC, LEFT_ARC, RIGHT_ARC
+from .covington cimport Covington, Focus, focus, SHIFT, NO_ARC, LEFT_ARC, RIGHT_ARC, N_KINDS
 from .covington import TRAINING_OPTIONS
 from ..graph.algorithms cimport (Digraph, cycle_visitor, digraph_from_heads, count_elementary_cycles,
                                  elementary_cycles_work_size, has_path)
@@ -127,18 +127,75 @@ cdef int nm_bound(const StateC* s, const GoldC* gold, LossKind kind, int* scratc
     return lower + _cycle_term(s, gold, kind, scratch)
 
 
+# How the training target treats a zero-cost arc move that replaces an arc
+# (removes one) without creating a gold arc: the oracle's loss does not
+# change when a wrong arc gives way to another wrong arc, so such repairs cost
+# 0, and the models learn to make them often (docs/results/over_seeds/
+# arc_moves.md: 50-62% of arc moves replace, against 37% in the paper).
+# "none" keeps them as targets; "monotonic" makes them non-targets whenever a
+# zero-cost move that removes no arc exists, as Honnibal & Johnson (2015)
+# break ties toward fewer non-monotonic moves (and `arc_eager_unshift` here).
+REPLACE_TIE_BREAKS = ("none", "monotonic")
+
+
 cdef class CovingtonNM(Covington):
     name = "covington_nm"
     option_specs = {
         "loss": Option("lower", choices=LOSS_NAMES,
                        doc="the oracle's loss expression: lower, pc_upper or upper bound"),
         **TRAINING_OPTIONS,
+        "replace_tie_break": Option("none", choices=REPLACE_TIE_BREAKS,
+                                    doc="training target of zero-cost arc moves that replace "
+                                    "a wrong arc by another wrong arc"),
     }
 
     def __init__(self, labels=(), oracle=None, **options):
         Covington.__init__(self, labels, oracle, **options)
         cdef int kind = LOSS_NAMES.index(self.options["loss"])
         self.kind = <LossKind>kind
+        self.prefer_monotonic = self.options["replace_tie_break"] == "monotonic"
+
+    cdef void set_costs(self, const StateC* s, const GoldC* gold, int* is_valid,
+                        float* costs, int* scratch) noexcept nogil:
+        Covington.set_costs(self, s, gold, is_valid, costs, scratch)
+        if self.prefer_monotonic:
+            self.break_replace_tie(s, gold, is_valid, costs, scratch + self.bound_scratch_size(s.n))
+
+    cdef void break_replace_tie(self, const StateC* s, const GoldC* gold, const int* is_valid,
+                                float* costs, int* arrays) noexcept nogil:
+        """Zero-cost arc moves that remove an arc and build a non-gold one
+        become non-targets, if a zero-cost move that removes nothing exists."""
+        cdef int i = focus(s).i, j = focus(s).j, m, kind, k, n = s.n
+        cdef bint[N_KINDS] wrong_repair
+        cdef bint monotonic_optimum = False
+        cdef StateC tmp
+        tmp.heads = arrays
+        tmp.labels = arrays + (n + 1)
+        tmp.data = arrays + 2 * (n + 1)
+        for kind in range(N_KINDS):
+            wrong_repair[kind] = False
+            m = self.move_of(kind, 0)
+            if kind != LEFT_ARC and kind != RIGHT_ARC:
+                continue
+            if m >= self.n_moves or not is_valid[m]:
+                continue
+            if (gold.heads[i] == j) if kind == LEFT_ARC else (gold.heads[j] == i):
+                continue       # the new arc is gold: a real repair (or no repair)
+            copy_state(&tmp, s)
+            self.apply(&tmp, m)
+            for k in range(1, n + 1):
+                if s.heads[k] >= 0 and tmp.heads[k] != s.heads[k]:
+                    wrong_repair[kind] = True
+                    break
+        for m in range(self.n_moves):
+            if is_valid[m] and costs[m] == 0 and not wrong_repair[self.c_moves[m].kind]:
+                monotonic_optimum = True
+                break
+        if not monotonic_optimum:
+            return
+        for m in range(self.n_moves):
+            if is_valid[m] and costs[m] == 0 and wrong_repair[self.c_moves[m].kind]:
+                costs[m] = 1.0
 
     cdef void set_valid(self, const StateC* s, int* is_valid) noexcept nogil:
         cdef int i = focus(s).i
