@@ -261,6 +261,15 @@ def test_system_trains_parses_and_round_trips(system, loss, train_examples, tmp_
     again = loaded.pipe([Doc(loaded.vocab, words=[t.text for t in d]) for d in docs])
     assert [[(t.head.i, t.dep_) for t in d] for d in again] == \
         [[(t.head.i, t.dep_) for t in d] for d in parsed]
+    # Preset sentences, awkward and over-long docs, as for the default system.
+    words = "The dog barked . A cat slept . Birds sing".split()
+    starts = [True, False, False, False, True, False, False, False, True, False]
+    doc = loaded(Doc(loaded.vocab, words=words, sent_starts=starts))
+    assert [s.start for s in doc.sents] == [0, 4, 8] and tree_ok(doc)
+    limit = parser.cfg["max_sentence_length"]
+    for words in ([], ["Hello"], ["a", " ", "b", "\n"], ["word"] * (limit + 7)):
+        doc = loaded(Doc(loaded.vocab, words=words))
+        assert len(doc) == len(words) and (not words or tree_ok(doc))
 
 
 def test_oracle_analyses_run_on_the_sample(tmp_path):
