@@ -184,7 +184,9 @@ def test_replace_tie_break_fires_on_random_walks():
 
 def test_tie_break_options():
     assert Covington(labels=LABELS).options["tie_break"] == "weighted"
-    assert Covington(labels=LABELS).options["no_arc_weight"] == 0.75
+    assert Covington(labels=LABELS).options["no_arc_weight"] == 0.9
+    assert CovingtonNM(labels=LABELS).options["no_arc_weight"] == 0.75
+    assert CovingtonNM(labels=LABELS).options["replace_tie_break"] == "none"
     with pytest.raises(ValueError, match="Unknown tie_break 'scan'"):
         Covington(labels=LABELS, tie_break="scan")
     with pytest.raises(ValueError, match="Invalid no_arc_weight 2"):

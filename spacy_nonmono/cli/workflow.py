@@ -55,14 +55,16 @@ SYSTEMS.update({
         "components.nonmono_parser.system": "swap_stay_eager",
         "components.nonmono_parser.oracle": "static"}),
 })
-# The other Covington training targets of the scan (the default is
-# tie_break "weighted" with no_arc_weight 0.75): "<system>+<variant>", where
-# "+weighted25" is tie_break "weighted" with no_arc_weight 0.25.
+# The other Covington training targets of the scan (the defaults are
+# tie_break "weighted" with no_arc_weight 0.9 for covington, 0.75 for
+# covington_nm): "<system>+<variant>", where "+weighted25" is tie_break
+# "weighted" with no_arc_weight 0.25.
 TIE_BREAK_VARIANTS = {
     "none": {"tie_break": "none"},
     "shift": {"tie_break": "shift"},
     "shift_if_headed": {"tie_break": "shift_if_headed"},
     "weighted25": {"tie_break": "weighted", "no_arc_weight": 0.25},
+    "weighted75": {"tie_break": "weighted", "no_arc_weight": 0.75},
     "weighted90": {"tie_break": "weighted", "no_arc_weight": 0.9},
 }
 # covington_nm only: "+monotonic" is replace_tie_break "monotonic".

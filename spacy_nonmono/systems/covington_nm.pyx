@@ -28,7 +28,7 @@ from cymem.cymem cimport Pool
 from .base cimport StateC, GoldC, ParseState, alloc_state, copy_state, label_error
 from .base import Option
 from .covington cimport Covington, Focus, focus, SHIFT, NO_ARC, LEFT_ARC, RIGHT_ARC, N_KINDS
-from .covington import TRAINING_OPTIONS
+from .covington import training_options
 from ..graph.algorithms cimport (Digraph, cycle_visitor, digraph_from_heads, count_elementary_cycles,
                                  elementary_cycles_work_size, has_path)
 
@@ -143,7 +143,7 @@ cdef class CovingtonNM(Covington):
     option_specs = {
         "loss": Option("lower", choices=LOSS_NAMES,
                        doc="the oracle's loss expression: lower, pc_upper or upper bound"),
-        **TRAINING_OPTIONS,
+        **training_options(0.75),
         "replace_tie_break": Option("none", choices=REPLACE_TIE_BREAKS,
                                     doc="training target of zero-cost arc moves that replace "
                                     "a wrong arc by another wrong arc"),
