@@ -39,7 +39,7 @@ def test_covington_move_table():
 def test_system_defaults_and_options():
     covington = get_system("covington")(labels=["a"])
     assert covington.oracle == "dynamic"
-    assert covington.options == {"loss": "exact", "tie_break": "weighted", "no_arc_weight": 0.75}
+    assert covington.options == {"loss": "exact", "tie_break": "weighted", "no_arc_weight": 0.9}
     nm = get_system("covington_nm")(labels=["a"], loss="upper")
     assert nm.options["loss"] == "upper" and nm.loss_name == "upper"
     assert get_system("covington_nm")(labels=["a"]).loss_name == "lower"
@@ -47,7 +47,8 @@ def test_system_defaults_and_options():
                                          r"expected one of 'exact'"):
         get_system("covington")(labels=["a"], loss="upper")
     with pytest.raises(ValueError, match=r"System 'covington_nm' takes no option 'strategy'; "
-                                         r"its options are: 'loss', 'tie_break', 'no_arc_weight'"):
+                                         r"its options are: 'loss', 'tie_break', 'no_arc_weight', "
+                                         r"'replace_tie_break'"):
         get_system("covington_nm")(labels=["a"], strategy="x")
     with pytest.raises(ValueError, match="Unknown oracle 'exploring'"):
         get_system("covington")(labels=["a"], oracle="exploring")
