@@ -81,6 +81,9 @@ def test_invalid_moves_cost_invalid():
 
 @pytest.fixture(scope="module")
 def small_model():
+    from thinc.api import fix_random_seed
+
+    fix_random_seed(0)     # the same weights whatever ran before
     nlp = make_nlp()
     examples = [Example(Doc(d.vocab, words=[t.text for t in d]), d)
                 for d in sample_docs("train", limit=8)]
@@ -156,10 +159,16 @@ def test_gradients_match_finite_differences(small_model):
             param[index] = original
             layer.set_param(name, param)
             forward, backward = (values[0] - base) / eps, (base - values[1]) / eps
-            if abs(forward - backward) > 0.05 * max(1.0, abs(forward)):
-                continue    # a maxout kink within eps: the function is not smooth here
-            assert grad[index] == pytest.approx((forward + backward) / 2, rel=2e-2, abs=2e-2), \
-                (name, index)
+            if abs(forward - backward) > 0.01 * max(1.0, abs(forward)):
+                # A maxout kink on one side within eps: the gradient is the
+                # slope of the other (smooth) side.
+                if abs(forward - backward) > 0.5 * max(1.0, abs(forward)):
+                    continue    # kinks on both sides: nothing to compare
+                assert min(abs(grad[index] - forward), abs(grad[index] - backward)) <= \
+                    2e-2 * max(1.0, abs(forward)), (name, index, forward, backward)
+            else:
+                assert grad[index] == pytest.approx((forward + backward) / 2, rel=2e-2,
+                                                    abs=2e-2), (name, index)
             checked += 1
             if checked == 6:
                 break
