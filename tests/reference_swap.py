@@ -48,6 +48,33 @@ def ancestor_or_self(heads, a, b) -> bool:
     return False
 
 
+def context(c: Config) -> dict:
+    """Node ids of every context slot either system may use (-1 absent): the
+    top three stack nodes, the first two buffer words, and the leftmost and
+    rightmost dependents (word order, either side) of S0, S1 and B0 in the
+    arcs built so far."""
+    def at(seq, k):
+        return seq[k] if 0 <= k < len(seq) else -1
+
+    def outer(h):
+        deps = [k for k in range(1, len(c.heads)) if h != -1 and c.heads[k] == h]
+        return (min(deps), max(deps)) if deps else (-1, -1)
+
+    slots = {"S0": at(c.stack, len(c.stack) - 1), "S1": at(c.stack, len(c.stack) - 2),
+             "S2": at(c.stack, len(c.stack) - 3), "B0": at(c.buffer, 0), "B1": at(c.buffer, 1)}
+    for name in ("S0", "S1", "B0"):
+        slots[name + "L"], slots[name + "R"] = outer(slots[name])
+    return slots
+
+
+# The slots each system reads: stay-eager swap attaches S0 and B0 (arc-eager's
+# context), arc-standard swap attaches S1 and S0.
+CONTEXT_NAMES = {
+    "swap_stay_eager": ("S0", "S1", "S2", "B0", "B1", "S0L", "S0R", "B0L"),
+    "swap_lazy": ("S0", "S1", "S2", "B0", "B1", "S0L", "S0R", "S1L", "S1R"),
+}
+
+
 def moves(kinds, n_labels):
     return [(k, l) for k in kinds for l in (range(n_labels) if k in LABELLED else [None])]
 

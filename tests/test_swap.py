@@ -112,6 +112,31 @@ def test_transitions_equal_the_reference(name):
         assert ref.is_final(c) and ref_config(state) == c
 
 
+@pytest.mark.parametrize("name", ["swap_lazy", "swap_stay_eager"])
+def test_context_equals_the_reference(name):
+    """At every step of random walks, the context slots hold the reference's
+    nodes (node k is token row k in a lone state; node 0 is the root row)."""
+    system = make(name)
+    assert system.context_names == ref.CONTEXT_NAMES[name]
+    _, _, apply = ref.SYSTEMS[name]
+    rng = random.Random(11)
+    for _ in range(scaled(100)):
+        n = rng.randint(1, 10)
+        state = system.new_state(n=n)
+        root_row = system.new_state(n=n).context()[0]     # S0 = node 0 at the start
+        c = ref.initial(n)
+        while True:
+            expected = ref.context(c)
+            rows = [root_row if expected[slot] == 0 else expected[slot]
+                    for slot in system.context_names]
+            assert state.context() == rows, (c, dict(zip(system.context_names, state.context())))
+            if state.is_final():
+                break
+            m = rng.choice(state.valid_moves())
+            state.apply(m)
+            c = apply(c, *move_tuple(system, m))
+
+
 def policies(rng, system):
     prefer = {"swap": ("W", "U", "S"), "shift": ("S", "U", "W")}
 

@@ -6,22 +6,34 @@ from .base cimport token_row
 # The context slots of the family, the eight of spaCy's own parser: the top
 # three stack words, the first two buffer words, the leftmost and rightmost
 # dependents of S0 and the leftmost dependent of B0 (in the arcs built so far).
+# Systems that attach S0 and B0 (arc-eager, stay-eager swap) use these.
 CONTEXT_NAMES = ("S0", "S1", "S2", "B0", "B1", "S0L", "S0R", "B0L")
+# Arc-standard systems (swap_lazy) attach S1 and S0, so the dependents of S1
+# matter instead of B0's (Chen & Manning 2014's leftmost/rightmost children of
+# S0 and S1).
+ARC_STANDARD_CONTEXT_NAMES = ("S0", "S1", "S2", "B0", "B1", "S0L", "S0R", "S1L", "S1R")
+
+
+cdef inline void outer_dependents(const StateC* s, int h, int* left, int* right) noexcept nogil:
+    """The leftmost and rightmost dependent of node h in word order (either
+    side of h), -1 if none or h is -1."""
+    cdef int k
+    left[0] = -1
+    right[0] = -1
+    if h == -1:
+        return
+    for k in range(1, s.n + 1):
+        if s.heads[k] == h:
+            if left[0] == -1:
+                left[0] = k
+            right[0] = k
 
 
 cdef void set_stack_buffer_context(const StateC* s, int* ids) noexcept nogil:
-    cdef int s0 = S(s, 0), b0 = B(s, 0), k, h
-    cdef int s0l = -1, s0r = -1, b0l = -1
-    for k in range(1, s.n + 1):
-        h = s.heads[k]
-        if h == -1:
-            continue
-        if h == s0 and s0 != -1:
-            if s0l == -1:
-                s0l = k
-            s0r = k
-        elif h == b0 and b0 != -1 and b0l == -1:
-            b0l = k
+    cdef int s0 = S(s, 0), b0 = B(s, 0)
+    cdef int s0l, s0r, b0l, b0r
+    outer_dependents(s, s0, &s0l, &s0r)
+    outer_dependents(s, b0, &b0l, &b0r)
     ids[0] = token_row(s, s0)
     ids[1] = token_row(s, S(s, 1))
     ids[2] = token_row(s, S(s, 2))
@@ -30,6 +42,22 @@ cdef void set_stack_buffer_context(const StateC* s, int* ids) noexcept nogil:
     ids[5] = token_row(s, s0l)
     ids[6] = token_row(s, s0r)
     ids[7] = token_row(s, b0l)
+
+
+cdef void set_arc_standard_context(const StateC* s, int* ids) noexcept nogil:
+    cdef int s0 = S(s, 0), s1 = S(s, 1)
+    cdef int s0l, s0r, s1l, s1r
+    outer_dependents(s, s0, &s0l, &s0r)
+    outer_dependents(s, s1, &s1l, &s1r)
+    ids[0] = token_row(s, s0)
+    ids[1] = token_row(s, s1)
+    ids[2] = token_row(s, S(s, 2))
+    ids[3] = token_row(s, B(s, 0))
+    ids[4] = token_row(s, B(s, 1))
+    ids[5] = token_row(s, s0l)
+    ids[6] = token_row(s, s0r)
+    ids[7] = token_row(s, s1l)
+    ids[8] = token_row(s, s1r)
 
 
 cdef void finish_single_root(StateC* s) noexcept nogil:

@@ -63,8 +63,9 @@ from .base import Option, probability
 from .stack_buffer cimport (FLAG_UNSHIFTED, stack_buffer_size, stack_depth, buffer_length, S,
                             B, stack_at, word_flags, init_stack_buffer, push, pop, unshift,
                             push_word, buffer_push_front, buffer_pop_front,
-                            set_stack_buffer_context, finish_single_root, stack_buffer_fields)
-from .stack_buffer import CONTEXT_NAMES
+                            set_stack_buffer_context, set_arc_standard_context,
+                            finish_single_root, stack_buffer_fields)
+from .stack_buffer import CONTEXT_NAMES, ARC_STANDARD_CONTEXT_NAMES
 from ..graph.algorithms cimport has_path
 from cymem.cymem cimport Pool
 
@@ -213,10 +214,15 @@ cdef class SwapLazy(SwapSystem):
     name = "swap_lazy"
     kinds = (("S", False), ("W", False), ("L", True), ("R", True))
     oracles = ("static",)
+    # Arcs join S1 and S0: their dependents are the context, not B0's.
+    context_names = ARC_STANDARD_CONTEXT_NAMES
 
     def max_moves(self, int n):
         """The most moves any run on n words makes (see the module doc)."""
         return n * n + n
+
+    cdef void set_context(self, const StateC* s, int* ids) noexcept nogil:
+        set_arc_standard_context(s, ids)
 
     cdef bint is_valid_kind(self, const StateC* s, int kind) noexcept nogil:
         cdef int depth = stack_depth(s), i = S(s, 1), j = S(s, 0)
