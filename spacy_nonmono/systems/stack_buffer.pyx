@@ -29,35 +29,31 @@ cdef inline void outer_dependents(const StateC* s, int h, int* left, int* right)
             right[0] = k
 
 
-cdef void set_stack_buffer_context(const StateC* s, int* ids) noexcept nogil:
-    cdef int s0 = S(s, 0), b0 = B(s, 0)
-    cdef int s0l, s0r, b0l, b0r
-    outer_dependents(s, s0, &s0l, &s0r)
-    outer_dependents(s, b0, &b0l, &b0r)
-    ids[0] = token_row(s, s0)
+cdef inline void set_context_with_dependents(const StateC* s, int* ids, int a, int b,
+                                             bint b_rightmost) noexcept nogil:
+    """S0, S1, S2, B0, B1, the leftmost and rightmost dependents of word a, the
+    leftmost of word b and, if b_rightmost, its rightmost."""
+    cdef int al, ar, bl, br
+    outer_dependents(s, a, &al, &ar)
+    outer_dependents(s, b, &bl, &br)
+    ids[0] = token_row(s, S(s, 0))
     ids[1] = token_row(s, S(s, 1))
-    ids[2] = token_row(s, S(s, 2))
-    ids[3] = token_row(s, b0)
-    ids[4] = token_row(s, B(s, 1))
-    ids[5] = token_row(s, s0l)
-    ids[6] = token_row(s, s0r)
-    ids[7] = token_row(s, b0l)
-
-
-cdef void set_arc_standard_context(const StateC* s, int* ids) noexcept nogil:
-    cdef int s0 = S(s, 0), s1 = S(s, 1)
-    cdef int s0l, s0r, s1l, s1r
-    outer_dependents(s, s0, &s0l, &s0r)
-    outer_dependents(s, s1, &s1l, &s1r)
-    ids[0] = token_row(s, s0)
-    ids[1] = token_row(s, s1)
     ids[2] = token_row(s, S(s, 2))
     ids[3] = token_row(s, B(s, 0))
     ids[4] = token_row(s, B(s, 1))
-    ids[5] = token_row(s, s0l)
-    ids[6] = token_row(s, s0r)
-    ids[7] = token_row(s, s1l)
-    ids[8] = token_row(s, s1r)
+    ids[5] = token_row(s, al)
+    ids[6] = token_row(s, ar)
+    ids[7] = token_row(s, bl)
+    if b_rightmost:
+        ids[8] = token_row(s, br)
+
+
+cdef void set_stack_buffer_context(const StateC* s, int* ids) noexcept nogil:
+    set_context_with_dependents(s, ids, S(s, 0), B(s, 0), False)
+
+
+cdef void set_arc_standard_context(const StateC* s, int* ids) noexcept nogil:
+    set_context_with_dependents(s, ids, S(s, 0), S(s, 1), True)
 
 
 cdef void finish_single_root(StateC* s) noexcept nogil:
