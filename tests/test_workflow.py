@@ -253,9 +253,9 @@ def test_comparison_table_and_plots(tmp_path):
     # Dev chose the checkpoints: its columns say so.
     assert "| seeds | dev UAS (selection) | dev LAS (selection) | test UAS |" in header
     assert rows[0] == ("| tb | spacy_parser | 1 | 75.00 | 70.00 | 73.00 | 68.00 | 63.00 "
-                       "| 68.00 (2) | ref. | ref. | 1,000 | 1.00x | 1.00x | n/a | n/a |")
+                       "| 68.00 (2) | ref. | ref. | ref. | 1,000 | 1.00x | 1.00x | n/a | n/a |")
     assert rows[1] == ("| tb | covington-dynamic | 1 | 76.00 | 71.00 | 74.00 | 69.00 | 64.00 "
-                       "| 69.00 (2) | +1.00 (tie (1 seed)) | +1.00 (tie (1 seed)) "
+                       "| 69.00 (2) | +1.00 (tie (1 seed)) | +1.00 (tie (1 seed)) | +1.00 (tie (1 seed)) "
                        "| 900 | 0.90x | 1.00x | 3.12 | 1.25x |")
     # UDPipe is named for what it runs; without speed numbers its cells say n/a.
     assert rows[2].startswith("| tb | udpipe (Parsito swap, forms only) | 1 | 65.00 |")

@@ -24,7 +24,8 @@ ACCURACY = (
     ("test LAS non-proj.", lambda r: r["test"]["nonprojective"]["las"]),
 )
 # Paired differences to the reference system, seed by seed.
-PAIRED = (("test LAS", ACCURACY[3][1]), ("test LAS non-proj.", ACCURACY[5][1]))
+PAIRED = (("test UAS", ACCURACY[2][1]), ("test LAS", ACCURACY[3][1]),
+          ("test LAS non-proj.", ACCURACY[5][1]))
 
 
 def label(system: str) -> str:
@@ -111,7 +112,7 @@ def comparison_table(results: Results, treebanks: List[str], systems: List[str],
                      static: Static = None) -> str:
     """Dev UAS/LAS, test UAS/LAS/CLAS, LAS on non-projective test sentences,
     each as mean ± sd over seeds (a plain value for one seed); the paired
-    difference of test LAS and of non-projective LAS to the first system,
+    difference of test UAS, test LAS and non-projective LAS to the first system,
     seed by seed, with its verdict; words/s (median run), its ratio to the
     first system and the same ratio for the best runs; transitions per word of
     our parsers, and that as a multiple of the static oracle's on the gold
@@ -120,10 +121,11 @@ def comparison_table(results: Results, treebanks: List[str], systems: List[str],
     summary = summarize(results, treebanks, systems, static)
     lines = [
         "| treebank | system | seeds | dev UAS (selection) | dev LAS (selection) | test UAS "
-        "| test LAS | test CLAS | test LAS non-proj. (sentences) | Δ test LAS (paired) "
+        "| test LAS | test CLAS | test LAS non-proj. (sentences) | Δ test UAS (paired) "
+        "| Δ test LAS (paired) "
         "| Δ LAS non-proj. (paired) | words/s | speed ratio | best-run ratio | transitions/word "
         "| × static oracle |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for tb in treebanks:
         for system in systems:
@@ -136,6 +138,7 @@ def comparison_table(results: Results, treebanks: List[str], systems: List[str],
                 f"| {_cell(e['dev UAS'])} | {_cell(e['dev LAS'])} | {_cell(e['test UAS'])} "
                 f"| {_cell(e['test LAS'])} | {_cell(e['test CLAS'])} "
                 f"| {_cell(e['test LAS non-proj.'])} ({e['non-proj. sentences']}) "
+                f"| {_paired_cell(e.get('paired test UAS'))} "
                 f"| {_paired_cell(e.get('paired test LAS'))} "
                 f"| {_paired_cell(e.get('paired test LAS non-proj.'))} "
                 f"| {_cell(speed, '{:,.0f}')} | {_cell(e['speed ratio'], '{:.2f}', 'x')} "
