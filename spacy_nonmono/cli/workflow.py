@@ -45,6 +45,10 @@ SYSTEMS.update({
     name: ("covington.cfg", {"components.nonmono_parser.system": name})
     for name in ("arc_eager", "arc_eager_nm2013", "arc_eager_tree", "arc_eager_unshift")
 })
+# arc_eager on its gold sequence, without exploration: what the dynamic
+# oracle is worth in this family (the swap systems have only static oracles).
+SYSTEMS["arc_eager-static"] = ("covington.cfg", {"components.nonmono_parser.system": "arc_eager",
+                                                 "components.nonmono_parser.oracle": "static"})
 # The swap systems (non-projective, monotonic) with their oracles.
 SYSTEMS.update({
     "swap_lazy": ("covington.cfg", {"components.nonmono_parser.system": "swap_lazy",
