@@ -98,19 +98,24 @@ def _wrong_repairs(state, gold_heads):
 
 
 @pytest.mark.parametrize("loss", ["lower", "upper"])
+@pytest.mark.parametrize("options,replace_cost", [
+    ({"replace_tie_break": "monotonic"}, 1.0),
+    ({"replace_tie_break": "weighted", "replace_weight": 0.25}, 0.75)])
 @settings(max_examples=scaled(40))
 @given(tree=gold_trees(), policy=walk_policies, seed=seeds)
-def test_replace_tie_break_keeps_the_bound_and_fires(loss, tree, policy, seed):
-    """replace_tie_break "monotonic": a zero-cost arc move that replaces a
-    wrong arc by a wrong arc is a non-target exactly when another zero-cost
-    move removes no arc; the other costs are those of "none"; following the
+def test_replace_tie_break_keeps_the_bound_and_fires(loss, options, replace_cost, tree, policy,
+                                                     seed):
+    """replace_tie_break "monotonic" ("weighted"): a zero-cost arc move that
+    replaces a wrong arc by a wrong arc is a non-target (a target of weight
+    replace_weight, cost 1 - weight) exactly when another zero-cost move
+    removes no arc; the other costs are those of "none"; following the
     preferred moves stays within the loss expression."""
     import reference_covington_nm as ref_nm
 
     gold_heads, gold_labels = tree
     rng = random.Random(seed)
     plain = CovingtonNM(labels=LABELS, loss=loss)
-    system = CovingtonNM(labels=LABELS, loss=loss, replace_tie_break="monotonic")
+    system = CovingtonNM(labels=LABELS, loss=loss, **options)
     tally = {"broken ties": 0}
 
     def complete(state, cfg):
@@ -120,7 +125,7 @@ def test_replace_tie_break_keeps_the_bound_and_fires(loss, tree, policy, seed):
         keepers = [m for m in state.valid_moves() if m not in wrong and plain_costs[m] == 0]
         for m in state.valid_moves():
             if m in wrong and plain_costs[m] == 0 and keepers:
-                assert costs[m] == 1.0
+                assert costs[m] == replace_cost
                 tally["broken ties"] += 1
             else:
                 assert costs[m] == plain_costs[m]
@@ -187,6 +192,8 @@ def test_tie_break_options():
     assert Covington(labels=LABELS).options["no_arc_weight"] == 0.9
     assert CovingtonNM(labels=LABELS).options["no_arc_weight"] == 0.75
     assert CovingtonNM(labels=LABELS).options["replace_tie_break"] == "none"
+    with pytest.raises(ValueError, match="Invalid replace_weight 1.5"):
+        CovingtonNM(labels=LABELS, replace_tie_break="weighted", replace_weight=1.5)
     with pytest.raises(ValueError, match="Unknown tie_break 'scan'"):
         Covington(labels=LABELS, tie_break="scan")
     with pytest.raises(ValueError, match="Invalid no_arc_weight 2"):

@@ -71,8 +71,10 @@ TIE_BREAK_VARIANTS = {
     "weighted75": {"tie_break": "weighted", "no_arc_weight": 0.75},
     "weighted90": {"tie_break": "weighted", "no_arc_weight": 0.9},
 }
-# covington_nm only: "+monotonic" is replace_tie_break "monotonic".
-REPLACE_VARIANTS = {"monotonic": {"replace_tie_break": "monotonic"}}
+# covington_nm only: "+monotonic" is replace_tie_break "monotonic", "+replace50"
+# replace_tie_break "weighted" with replace_weight 0.5.
+REPLACE_VARIANTS = {"monotonic": {"replace_tie_break": "monotonic"},
+                    "replace50": {"replace_tie_break": "weighted", "replace_weight": 0.5}}
 SYSTEMS.update({
     f"{name}+{variant}": (config, {**overrides, "components.nonmono_parser.system_options":
                                    json.dumps(options)})
