@@ -72,9 +72,10 @@ TIE_BREAK_VARIANTS = {
     "weighted90": {"tie_break": "weighted", "no_arc_weight": 0.9},
 }
 # covington_nm only: "+monotonic" is replace_tie_break "monotonic", "+replace50"
-# replace_tie_break "weighted" with replace_weight 0.5.
+# ("+replace75") replace_tie_break "weighted" with replace_weight 0.5 (0.75).
 REPLACE_VARIANTS = {"monotonic": {"replace_tie_break": "monotonic"},
-                    "replace50": {"replace_tie_break": "weighted", "replace_weight": 0.5}}
+                    "replace50": {"replace_tie_break": "weighted", "replace_weight": 0.5},
+                    "replace75": {"replace_tie_break": "weighted", "replace_weight": 0.75}}
 SYSTEMS.update({
     f"{name}+{variant}": (config, {**overrides, "components.nonmono_parser.system_options":
                                    json.dumps(options)})
