@@ -192,6 +192,7 @@ def test_tie_break_options():
     assert Covington(labels=LABELS).options["no_arc_weight"] == 0.9
     assert CovingtonNM(labels=LABELS).options["no_arc_weight"] == 0.75
     assert CovingtonNM(labels=LABELS).options["replace_tie_break"] == "none"
+    assert CovingtonNM(labels=LABELS).options["replace_weight"] == 0.75
     with pytest.raises(ValueError, match="Invalid replace_weight 1.5"):
         CovingtonNM(labels=LABELS, replace_tie_break="weighted", replace_weight=1.5)
     with pytest.raises(ValueError, match="Unknown tie_break 'scan'"):
