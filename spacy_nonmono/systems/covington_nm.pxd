@@ -14,7 +14,6 @@ cdef int nm_bound(const StateC* s, const GoldC* gold, LossKind kind, int* scratc
 
 cdef class CovingtonNM(Covington):
     cdef LossKind kind
-    cdef bint prefer_monotonic
     cdef float replace_cost
     cdef void break_replace_tie(self, const StateC* s, const GoldC* gold, const int* is_valid,
                                 float* costs, int* arrays) noexcept nogil

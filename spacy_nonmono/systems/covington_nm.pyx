@@ -161,15 +161,17 @@ cdef class CovingtonNM(Covington):
         Covington.__init__(self, labels, oracle, **options)
         cdef int kind = LOSS_NAMES.index(self.options["loss"])
         self.kind = <LossKind>kind
-        self.prefer_monotonic = self.options["replace_tie_break"] != "none"
-        # As a fractional cost (see Covington.break_scan_tie): 1 is a non-target.
-        self.replace_cost = (1.0 if self.options["replace_tie_break"] == "monotonic"
+        # The cost of a wrong-for-wrong replacement where the tie is broken, as
+        # a fractional cost (see Covington.break_scan_tie): 1 is a non-target,
+        # 0 ("none") leaves the costs alone.
+        tie_break = self.options["replace_tie_break"]
+        self.replace_cost = (0.0 if tie_break == "none" else 1.0 if tie_break == "monotonic"
                              else 1.0 - self.options["replace_weight"])
 
     cdef void set_costs(self, const StateC* s, const GoldC* gold, int* is_valid,
                         float* costs, int* scratch) noexcept nogil:
         Covington.set_costs(self, s, gold, is_valid, costs, scratch)
-        if self.prefer_monotonic:
+        if self.replace_cost > 0:
             self.break_replace_tie(s, gold, is_valid, costs, scratch + self.bound_scratch_size(s.n))
 
     cdef void break_replace_tie(self, const StateC* s, const GoldC* gold, const int* is_valid,
