@@ -285,3 +285,77 @@ SYSTEMS = {
     "swap_lazy": (LAZY_KINDS, lazy_valid_kinds, lazy_apply),
     "swap_stay_eager": (SES_KINDS, ses_valid_kinds, ses_apply),
 }
+
+
+# ------------------------------------- swap_stay_eager's dynamic oracle
+
+def ses_loss(c: Config, gold_heads, gold_labels) -> int:
+    """The dynamic oracle's approximate loss: arcs built with a wrong head or
+    label, plus headless words whose gold head is reduced (neither on the
+    stack nor in the buffer) or is their own descendant."""
+    gold = [-1] + list(gold_heads)
+    labels = [-1] + list(gold_labels)
+    present = set(c.stack) | set(c.buffer) | {0}
+    loss = 0
+    for d in range(1, len(gold)):
+        h = c.heads[d]
+        if h != -1:
+            loss += h != gold[d] or (labels[d] >= 0 and c.labels[d] != labels[d])
+        elif gold[d] != 0 and (gold[d] not in present or ancestor_or_self(c.heads, d, gold[d])):
+            loss += 1
+    return loss
+
+
+def ses_dynamic_costs(c: Config, gold_heads, gold_labels, n_labels, chosen):
+    """{move: cost} over the valid moves: the loss a move adds, plus one for
+    a Shift or Swap that is not `chosen` (the nonstatic oracle's move)."""
+    base = ses_loss(c, gold_heads, gold_labels)
+    costs = {}
+    for kind in ses_valid_kinds(c):
+        for label in (range(n_labels) if kind in LABELLED else [None]):
+            after = ses_apply(c, kind, label)
+            cost = ses_loss(after, gold_heads, gold_labels) - base
+            if kind in ("S", "W") and (kind, label) != chosen:
+                cost += 1
+            costs[(kind, label)] = cost
+    return costs
+
+
+def final_loss(c: Config, gold_heads, gold_labels) -> int:
+    """Wrong heads or labels of a final configuration, before `finish`."""
+    return sum(c.heads[d] != h or (l >= 0 and c.labels[d] != l)
+               for d, (h, l) in enumerate(zip(gold_heads, gold_labels), start=1))
+
+
+def ses_exact_losses(gold_heads, gold_labels):
+    """{configuration key: the least final loss reachable from it} over every
+    configuration reachable from the initial one, by exhaustive search (arcs
+    take the dependent's gold label, the best choice)."""
+    import sys
+    n = len(gold_heads)
+    gold = [-1] + list(gold_heads)
+    labels = [-1] + [max(l, 0) for l in gold_labels]
+    memo = {}
+    sys.setrecursionlimit(max(10000, sys.getrecursionlimit()))
+
+    def best(c):
+        k = config_key(c)
+        if k not in memo:
+            if is_final(c):
+                memo[k] = final_loss(c, gold_heads, gold_labels)
+            else:
+                i = c.stack[-1]
+                j = c.buffer[0] if c.buffer else None
+                label_of = {"SL": labels[i] if gold[i] == j else 0,
+                            "SR": labels[j] if j is not None and gold[j] == i else 0}
+                memo[k] = min(best(ses_apply(c, kind, label_of.get(kind)))
+                              for kind in ses_valid_kinds(c))
+        return memo[k]
+
+    best(initial(n))
+    return memo
+
+
+def config_key(c: Config):
+    return (tuple(c.stack), tuple(c.buffer), tuple(c.heads), tuple(c.labels),
+            frozenset(c.unshifted))

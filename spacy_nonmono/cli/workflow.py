@@ -58,6 +58,10 @@ SYSTEMS.update({
     "swap_stay_eager-static": ("covington.cfg", {
         "components.nonmono_parser.system": "swap_stay_eager",
         "components.nonmono_parser.oracle": "static"}),
+    # Ours: error exploration on approximate costs (not in the paper).
+    "swap_stay_eager-dynamic": ("covington.cfg", {
+        "components.nonmono_parser.system": "swap_stay_eager",
+        "components.nonmono_parser.oracle": "dynamic"}),
 })
 # The other Covington training targets of the scan (the defaults are
 # tie_break "weighted" with no_arc_weight 0.9 for covington, 0.75 for

@@ -48,6 +48,18 @@ swap_stay_eager: stay-eager swap (Kohita, Noji & Matsumoto 2017), Table 1,
   to node 0 is not reduced while the buffer has words (t=12 and t=15 shift
   where Reduce would also rebuild the tree).
 
+  Oracle "dynamic" (ours; the paper has only the two above): training with
+  error exploration, like the other families, on approximate costs. The loss
+  of a configuration (`ses_loss`) counts the arcs built wrong (head or label)
+  and the headless words whose gold head is gone (reduced) or below them
+  (the arc would close a cycle); it ignores word order, so it is a lower
+  bound of the true loss (tests/test_swap.py checks it against exhaustive
+  search), exact on the gold path. A move's cost is the loss it adds. Shift
+  and Swap never add to this loss, so they cost one more than that unless
+  they are the nonstatic oracle's move: where and when to reorder stays the
+  paper's static decision (as in de Lhoneux et al. 2017's static-dynamic
+  oracle for arc-hybrid swap), while attachments and Reduce follow the costs.
+
 Termination (both systems, any move sequence): no move but Swap changes the
 order of the words in stack + buffer, and Swap puts the larger word of a pair
 before the smaller one, which no move undoes, so each pair is swapped at most
@@ -58,7 +70,8 @@ headless, and stays in the buffer until it gets a head). Hence at most
 n^2 + n moves for swap_lazy and n^2 + 4n for swap_stay_eager
 (`max_moves`), and every non-final configuration has a valid move.
 """
-from .base cimport StateC, GoldC, TransitionSystem, ParseState, label_error
+from .base cimport (StateC, GoldC, TransitionSystem, ParseState, label_error, copy_state,
+                   INVALID_COST)
 from .base import Option, probability
 from .stack_buffer cimport (FLAG_UNSHIFTED, stack_buffer_size, stack_depth, buffer_length, S,
                             B, stack_at, word_flags, init_stack_buffer, push, pop, unshift,
@@ -162,6 +175,28 @@ cdef inline bint unbuilt_gold_arc(const StateC* s, const GoldC* gold, int a, int
     """Whether a and b are joined by a gold arc (either way) not yet built."""
     return ((gold.heads[b] == a and s.heads[b] != a)
             or (a > 0 and gold.heads[a] == b and s.heads[a] != b))
+
+
+cdef int ses_loss(const StateC* s, const GoldC* gold, int* present) noexcept nogil:
+    """The dynamic oracle's loss (see the module doc): arcs built wrong, plus
+    headless words whose gold head has been reduced or is their descendant.
+    `present`: n + 1 ints of scratch."""
+    cdef int n = s.n, k, d, g, loss = 0
+    for k in range(n + 1):
+        present[k] = 0
+    present[0] = 1
+    for k in range(stack_depth(s)):
+        present[stack_at(s, k)] = 1
+    for k in range(buffer_length(s)):
+        present[B(s, k)] = 1
+    for d in range(1, n + 1):
+        g = gold.heads[d]
+        if s.heads[d] != -1:
+            if s.heads[d] != g or label_error(gold, g, d, s.labels[d]):
+                loss += 1
+        elif g != 0 and (not present[g] or has_path(s.heads, n + 1, d, g)):
+            loss += 1
+    return loss
 
 
 cdef class SwapSystem(TransitionSystem):
@@ -279,7 +314,7 @@ cdef class StayEagerSwap(SwapSystem):
     name = "swap_stay_eager"
     kinds = (("S", False), ("D", False), ("W", False), ("U", False), ("RR", False),
              ("SL", True), ("SR", True))
-    oracles = ("nonstatic", "static")
+    oracles = ("nonstatic", "static", "dynamic")
     random_oracle = True
     option_specs = {
         "shift_probability": Option(
@@ -294,9 +329,11 @@ cdef class StayEagerSwap(SwapSystem):
 
     def __init__(self, labels=(), oracle=None, **options):
         SwapSystem.__init__(self, labels, oracle, **options)
-        self.nonstatic = self.oracle == "nonstatic"
-        # Both oracles give one move per configuration: training follows it.
-        self.static_oracle = True
+        # "dynamic" keeps the nonstatic oracle's choices for Shift and Swap.
+        self.nonstatic = self.oracle != "static"
+        # The static and nonstatic oracles give one move per configuration:
+        # training follows it; "dynamic" explores (set_costs).
+        self.static_oracle = self.oracle != "dynamic"
         self.shift_probability = self.options["shift_probability"]
         self.root_shift_probability = self.options["root_shift_probability"]
         self.rng_state = 0x9E3779B97F4A7C15
@@ -308,6 +345,54 @@ cdef class StayEagerSwap(SwapSystem):
     def max_moves(self, int n):
         """The most moves any run on n words makes (see the module doc)."""
         return n * n + 4 * n
+
+    cdef int scratch_size(self, int n) noexcept nogil:
+        # The loss's presence marks, then a configuration to try moves on.
+        return (n + 1) + 2 * (n + 1) + self.state_size(n)
+
+    cdef int loss(self, const StateC* s, const GoldC* gold, int* scratch) noexcept nogil:
+        return ses_loss(s, gold, scratch)
+
+    cdef void set_costs(self, const StateC* s, const GoldC* gold, int* is_valid,
+                        float* costs, int* scratch) noexcept nogil:
+        """Each move's cost: the loss it adds, its label's error, and one more
+        for a Shift or Swap the nonstatic oracle does not choose."""
+        cdef int n = s.n, m, kind, base, chosen
+        cdef int i = S(s, 0), j = B(s, 0)
+        cdef int[SES_KINDS] delta
+        cdef int* arrays = scratch + (n + 1)
+        cdef StateC tmp
+        tmp.heads = arrays
+        tmp.labels = arrays + (n + 1)
+        tmp.data = arrays + 2 * (n + 1)
+        self.set_valid(s, is_valid)
+        chosen = self.static_move(s, gold)
+        base = ses_loss(s, gold, scratch)
+        for kind in range(SES_KINDS):
+            delta[kind] = 0
+            m = self.move_of(kind, 0)
+            if m >= self.n_moves or self.c_moves[m].kind != kind or not is_valid[m]:
+                continue
+            copy_state(&tmp, s)
+            self.apply(&tmp, m)
+            # Label 0's own error is added per move below.
+            delta[kind] = ses_loss(&tmp, gold, scratch) - base
+            if kind == SES_STAY_LEFT:
+                delta[kind] -= label_error(gold, j, i, 0)
+            elif kind == SES_STAY_RIGHT:
+                delta[kind] -= label_error(gold, i, j, 0)
+        for m in range(self.n_moves):
+            if not is_valid[m]:
+                costs[m] = INVALID_COST
+                continue
+            kind = self.c_moves[m].kind
+            costs[m] = delta[kind]
+            if kind == SES_STAY_LEFT:
+                costs[m] += label_error(gold, j, i, self.c_moves[m].label)
+            elif kind == SES_STAY_RIGHT:
+                costs[m] += label_error(gold, i, j, self.c_moves[m].label)
+            elif (kind == SES_SHIFT or kind == SES_SWAP) and m != chosen:
+                costs[m] += 1
 
     cdef double draw(self) noexcept nogil:
         """A uniform number in [0, 1) (xorshift64*)."""
