@@ -41,7 +41,7 @@ REFERENCE_BOUND = {"lower": ref.lower, "pc_upper": ref.pc_upper, "upper": ref.up
 
 
 def systems_by_loss(labels=LABELS):
-    return {loss: CovingtonNM(tie_break="none", labels=labels, loss=loss) for loss in LOSSES}
+    return {loss: CovingtonNM(tie_break="none", replace_tie_break="none", labels=labels, loss=loss) for loss in LOSSES}
 
 
 class Tally:
@@ -148,7 +148,7 @@ def test_exact_loss_on_longer_ud_sentences():
     n_configs = n_unsettled = 0
     for treebank, words, heads, deprels in sentences:
         names = sorted(set(deprels))
-        system = CovingtonNM(tie_break="none", labels=names, loss="upper")
+        system = CovingtonNM(tie_break="none", replace_tie_break="none", labels=names, loss="upper")
         state = system.new_state(list(heads), [names.index(d) for d in deprels])
         while not state.is_final():
             lower, pc_upper, upper = system.bounds(state)
@@ -206,7 +206,7 @@ def test_exact_loss_equals_unpruned_search_on_random_walks(tree, policy, seed):
     the unpruned search stays within UNPRUNED_CONFIGS_PER_TREE, and every
     configuration one valid move away from it."""
     gold_heads, gold_labels = tree
-    system = CovingtonNM(tie_break="none", labels=TWO_LABELS, loss="upper")
+    system = CovingtonNM(tie_break="none", replace_tie_break="none", labels=TWO_LABELS, loss="upper")
     visited = []
     walk(system, ref, gold_heads, gold_labels, random.Random(seed), policy,
          lambda state, cfg: visited.append((state.copy(), cfg)))
@@ -237,7 +237,7 @@ def test_exact_loss_equals_unpruned_search_everywhere(heads, labels, min_beaten)
     between the bounds and, on the non-projective trees, where no sequence
     of the kind the bounds reason about (`covington_completion`) reaches it,
     so that the searches have to find a better one."""
-    system = CovingtonNM(tie_break="none", labels=TWO_LABELS, loss="upper")
+    system = CovingtonNM(tie_break="none", replace_tie_break="none", labels=TWO_LABELS, loss="upper")
     gh = (-1,) + tuple(heads)
     memo, seen, tally = {}, set(), Tally()
     frontier = [(system.new_state(heads, labels), ref.initial_config(len(heads)))]
@@ -279,7 +279,7 @@ def test_unpruned_search_may_merge_labels_of_non_gold_arcs(tree):
 def test_left_arc_breaks_cycle_by_removing_arc_into_new_head():
     # 1 -> 2 -> 3; at focus (i=1, j=3) Left-Arc 3 -> 1 closes 1 ->* 2 -> 3 -> 1:
     # the arc into the new head 3 (2 -> 3) goes, and 1's old head (none) too.
-    system = CovingtonNM(tie_break="none", labels=["x"])
+    system = CovingtonNM(tie_break="none", replace_tie_break="none", labels=["x"])
     state = system.new_state(n=3)
     for move in (0, 3, 0, 3):        # S, R(1->2), S, R(2->3)
         state.apply(move)
@@ -289,7 +289,7 @@ def test_left_arc_breaks_cycle_by_removing_arc_into_new_head():
 
 
 def test_right_arc_replaces_head_and_breaks_cycle():
-    system = CovingtonNM(tie_break="none", labels=["x"])
+    system = CovingtonNM(tie_break="none", replace_tie_break="none", labels=["x"])
     state = system.new_state(n=3)
     for move in (0, 2, 0, 2):        # S, L(2->1), S, L(3->2)
         state.apply(move)
@@ -301,7 +301,7 @@ def test_right_arc_replaces_head_and_breaks_cycle():
 
 
 def test_root_keeps_one_dependent():
-    system = CovingtonNM(tie_break="none", labels=["x"])
+    system = CovingtonNM(tie_break="none", replace_tie_break="none", labels=["x"])
     state = system.new_state(n=2)
     state.apply(3)                   # Right-Arc 0 -> 1
     state.apply(0)
@@ -342,13 +342,13 @@ def test_loss_names_are_checked():
     assert get_system("covington_nm")(labels=LABELS, loss="pc_upper").loss_name == "pc_upper"
     assert get_system("covington_nm")(labels=LABELS).loss_name == "lower"
     with pytest.raises(ValueError, match="Unknown loss 'uper'.*'lower', 'pc_upper', 'upper'"):
-        CovingtonNM(tie_break="none", labels=LABELS, loss="uper")
+        CovingtonNM(tie_break="none", replace_tie_break="none", labels=LABELS, loss="uper")
     with pytest.raises(ValueError, match="Unknown loss"):
         Covington(tie_break="none", labels=LABELS, loss="upper")
 
 
 def test_static_oracle_builds_gold_tree():
-    system = CovingtonNM(tie_break="none", labels=LABELS, oracle="static")
+    system = CovingtonNM(tie_break="none", replace_tie_break="none", labels=LABELS, oracle="static")
     heads, labels = [2, 0, 2, 6, 3, 2], [0, 1, 2, 0, 1, 2]   # non-projective
     state = system.new_state(heads, labels)
     while not state.is_final():

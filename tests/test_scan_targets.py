@@ -114,7 +114,7 @@ def test_replace_tie_break_keeps_the_bound_and_fires(loss, options, replace_cost
 
     gold_heads, gold_labels = tree
     rng = random.Random(seed)
-    plain = CovingtonNM(labels=LABELS, loss=loss)
+    plain = CovingtonNM(labels=LABELS, loss=loss, replace_tie_break="none")
     system = CovingtonNM(labels=LABELS, loss=loss, **options)
     tally = {"broken ties": 0}
 
@@ -175,7 +175,7 @@ def test_replace_tie_break_fires_on_random_walks():
     zero-cost wrong-for-wrong replacements become non-targets."""
     rng = random.Random(7)
     system = CovingtonNM(labels=LABELS, loss="upper", replace_tie_break="monotonic")
-    plain = CovingtonNM(labels=LABELS, loss="upper")
+    plain = CovingtonNM(labels=LABELS, loss="upper", replace_tie_break="none")
     fired = 0
     for heads in ([2, 0, 2, 3, 3, 5], [0, 1, 1, 3, 4, 4, 2], [3, 3, 0, 3, 6, 4]):
         for _ in range(40):
@@ -191,7 +191,7 @@ def test_tie_break_options():
     assert Covington(labels=LABELS).options["tie_break"] == "weighted"
     assert Covington(labels=LABELS).options["no_arc_weight"] == 0.9
     assert CovingtonNM(labels=LABELS).options["no_arc_weight"] == 0.75
-    assert CovingtonNM(labels=LABELS).options["replace_tie_break"] == "none"
+    assert CovingtonNM(labels=LABELS).options["replace_tie_break"] == "weighted"
     assert CovingtonNM(labels=LABELS).options["replace_weight"] == 0.75
     with pytest.raises(ValueError, match="Invalid replace_weight 1.5"):
         CovingtonNM(labels=LABELS, replace_tie_break="weighted", replace_weight=1.5)

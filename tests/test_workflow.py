@@ -358,3 +358,21 @@ def test_oracle_moves_on_the_sample(tmp_path):
         assert c["swaps"] == c["nonprojective_swaps"] == c["kinds"].get("W", 0)
     assert counts["sample/swap_lazy"]["swaps"] > 0
     assert counts["sample/covington"]["swaps"] == 0
+
+
+def test_workflow_variants_keep_the_systems_pinned_options():
+    """covington_nm-<loss> pins the full target its tables measured
+    (replace_tie_break "none"); a variant adds its options to the pinned ones,
+    and "+replace75" is the component's default."""
+    from spacy_nonmono.cli.workflow import SYSTEMS
+    from spacy_nonmono.systems.covington_nm import CovingtonNM
+
+    def options(name):
+        return json.loads(SYSTEMS[name][1]["components.nonmono_parser.system_options"])
+
+    assert options("covington_nm-upper") == {"replace_tie_break": "none"}
+    assert options("covington_nm-upper+weighted90") == {
+        "replace_tie_break": "none", "tie_break": "weighted", "no_arc_weight": 0.9}
+    default = CovingtonNM(labels=["a"]).options
+    assert all(default[k] == v for k, v in options("covington_nm-upper+replace75").items())
+    assert options("covington-dynamic+none") == {"tie_break": "none"}
