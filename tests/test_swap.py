@@ -448,10 +448,11 @@ def test_dynamic_oracle_on_the_gold_path_is_the_static_oracle():
         assert same_tree(heads, labels, state.heads, state.labels)
 
 
-def test_dynamic_oracle_trains_end_to_end():
-    """The dynamic oracle explores: the component accepts it and
-    `uses_static_oracle` is off (training follows the model's moves)."""
+def test_dynamic_oracle_explores_and_is_the_default():
+    """The dynamic oracle (the default) explores: `uses_static_oracle` is
+    off, so training follows the model's moves; swap_lazy has none."""
     assert not dynamic_system().uses_static_oracle
+    assert get_system("swap_stay_eager")(labels=LABELS).oracle == "dynamic"
     assert make("swap_stay_eager", "nonstatic").uses_static_oracle
     with pytest.raises(ValueError, match="Unknown oracle"):
         make("swap_lazy", "dynamic")
