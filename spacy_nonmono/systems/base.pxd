@@ -3,6 +3,9 @@ from cymem.cymem cimport Pool
 # Cost given to invalid moves; any valid move costs less.
 cdef enum:
     INVALID_COST = 9000
+    # Most move kinds a system may declare (set_costs_from_loss keeps one
+    # int per kind on the stack).
+    MAX_KINDS = 16
 
 
 cdef struct MoveC:
@@ -47,6 +50,7 @@ cdef class TransitionSystem:
     cdef Pool mem
     cdef MoveC* c_moves         # the move table, n_moves rows
     cdef int* kind_first        # per kind, the id of its first move
+    cdef int n_kinds
     cdef readonly int n_moves
     cdef readonly int n_context
     cdef readonly int n_labels
@@ -80,6 +84,9 @@ cdef class TransitionSystem:
     cdef void set_valid_by_kind(self, const bint* kind_valid, int* is_valid) noexcept nogil
     cdef void set_oracle_costs(self, const StateC* s, const GoldC* gold,
                                int* is_valid, float* costs, int* scratch) noexcept nogil
+    cdef void set_costs_from_loss(self, const StateC* s, const GoldC* gold, const int* is_valid,
+                                  float* costs, int* loss_scratch, int* state_scratch,
+                                  int left_arc, int right_arc, int a, int b) noexcept nogil
 
 
 cdef class ParseState:

@@ -158,6 +158,10 @@ cdef class TransitionSystem:
         table = [(k, label) for k, (_, labelled) in enumerate(type(self).kinds)
                  for label in (range(self.n_labels) if labelled else (-1,))]
         self.mem = Pool()
+        self.n_kinds = len(type(self).kinds)
+        if self.n_kinds > MAX_KINDS:
+            raise ValueError(f"System {self.name!r} declares {self.n_kinds} move kinds; "
+                             f"at most {MAX_KINDS} are supported.")
         self.n_moves = len(table)
         self.c_moves = <MoveC*>self.mem.alloc(max(1, self.n_moves), sizeof(MoveC))
         self.kind_first = <int*>self.mem.alloc(max(1, len(type(self).kinds)), sizeof(int))
@@ -336,6 +340,48 @@ cdef class TransitionSystem:
                 costs[m] = 0.0 if m == best else (1.0 if is_valid[m] else INVALID_COST)
         else:
             self.set_costs(s, gold, is_valid, costs, scratch)
+
+
+    cdef void set_costs_from_loss(self, const StateC* s, const GoldC* gold, const int* is_valid,
+                                  float* costs, int* loss_scratch, int* state_scratch,
+                                  int left_arc, int right_arc, int a, int b) noexcept nogil:
+        """The dynamic oracle's costs from the system's `loss`: a move costs
+        what its kind adds to the loss on a copy of s (never below 0: an
+        approximate loss may also decrease), plus, for the two labelled arc
+        kinds (left_arc: a <- b, right_arc: a -> b), its label's error; an
+        invalid move costs INVALID_COST. `state_scratch` holds one
+        configuration (2 (n + 1) + state_size(n) ints)."""
+        cdef int n = s.n, m, kind, base
+        cdef int[MAX_KINDS] delta
+        cdef StateC tmp
+        tmp.heads = state_scratch
+        tmp.labels = state_scratch + (n + 1)
+        tmp.data = state_scratch + 2 * (n + 1)
+        base = self.loss(s, gold, loss_scratch)
+        for kind in range(self.n_kinds):
+            delta[kind] = 0
+            m = self.move_of(kind, 0)
+            if m >= self.n_moves or self.c_moves[m].kind != kind or not is_valid[m]:
+                continue
+            copy_state(&tmp, s)
+            self.apply(&tmp, m)
+            delta[kind] = self.loss(&tmp, gold, loss_scratch) - base
+            # Label 0's own error is not structural: added per move below.
+            if kind == left_arc:
+                delta[kind] -= label_error(gold, b, a, 0)
+            elif kind == right_arc:
+                delta[kind] -= label_error(gold, a, b, 0)
+        for m in range(self.n_moves):
+            if not is_valid[m]:
+                costs[m] = INVALID_COST
+                continue
+            kind = self.c_moves[m].kind
+            if kind == left_arc:
+                costs[m] = max(0, delta[kind] + label_error(gold, b, a, self.c_moves[m].label))
+            elif kind == right_arc:
+                costs[m] = max(0, delta[kind] + label_error(gold, a, b, self.c_moves[m].label))
+            else:
+                costs[m] = max(0, delta[kind])
 
 
 def check_gold_tree(heads):

@@ -172,40 +172,11 @@ cdef class Covington(TransitionSystem):
         below 0: an approximate loss may also decrease). A labelled arc's
         structural cost is the same for every label; a wrong label on a gold
         arc adds one."""
-        cdef int n = s.n, m, kind, base
-        cdef int i = focus(s).i, j = focus(s).j
-        cdef int[N_KINDS] structural
-        # A scratch configuration to apply moves to, after the bound's scratch.
-        cdef int* arrays = scratch + self.bound_scratch_size(n)
-        cdef StateC tmp
-        tmp.heads = arrays
-        tmp.labels = arrays + (n + 1)
-        tmp.data = arrays + 2 * (n + 1)
         self.set_valid(s, is_valid)
-        base = self.bound(s, gold, scratch)
-        for kind in range(N_KINDS):
-            m = self.move_of(kind, 0)
-            if m >= self.n_moves or self.c_moves[m].kind != kind or not is_valid[m]:
-                continue
-            copy_state(&tmp, s)
-            self.apply(&tmp, m)
-            structural[kind] = self.bound(&tmp, gold, scratch) - base
-            # Label 0's own label error is not structural.
-            if kind == LEFT_ARC:
-                structural[kind] -= label_error(gold, j, i, 0)
-            elif kind == RIGHT_ARC:
-                structural[kind] -= label_error(gold, i, j, 0)
-        for m in range(self.n_moves):
-            if not is_valid[m]:
-                costs[m] = INVALID_COST
-                continue
-            kind = self.c_moves[m].kind
-            if kind == LEFT_ARC:
-                costs[m] = max(0, structural[kind] + label_error(gold, j, i, self.c_moves[m].label))
-            elif kind == RIGHT_ARC:
-                costs[m] = max(0, structural[kind] + label_error(gold, i, j, self.c_moves[m].label))
-            else:
-                costs[m] = max(0, structural[kind])
+        # The scratch configuration comes after the bound's scratch.
+        self.set_costs_from_loss(s, gold, is_valid, costs, scratch,
+                                 scratch + self.bound_scratch_size(s.n), LEFT_ARC, RIGHT_ARC,
+                                 focus(s).i, focus(s).j)
         self.break_scan_tie(s, costs)
 
     cdef void break_scan_tie(self, const StateC* s, float* costs) noexcept nogil:

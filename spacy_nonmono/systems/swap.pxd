@@ -26,7 +26,6 @@ cdef enum:
 cdef class SwapSystem(TransitionSystem):
     # What both swap systems share: the configuration with node 0 on the
     # stack, the end, gold facts, context and finish.
-    cdef int n_kinds
     cdef bint is_valid_kind(self, const StateC* s, int kind) noexcept nogil
 
 

@@ -70,8 +70,7 @@ headless, and stays in the buffer until it gets a head). Hence at most
 n^2 + n moves for swap_lazy and n^2 + 4n for swap_stay_eager
 (`max_moves`), and every non-final configuration has a valid move.
 """
-from .base cimport (StateC, GoldC, TransitionSystem, ParseState, label_error, copy_state,
-                   INVALID_COST)
+from .base cimport StateC, GoldC, TransitionSystem, ParseState, label_error
 from .base import Option, probability
 from .stack_buffer cimport (FLAG_UNSHIFTED, stack_buffer_size, stack_depth, buffer_length, S,
                             B, stack_at, word_flags, init_stack_buffer, push, pop, unshift,
@@ -204,10 +203,6 @@ cdef class SwapSystem(TransitionSystem):
     systems; a subclass gives its kinds, validity, moves and oracle."""
     context_names = CONTEXT_NAMES
     projective = False
-
-    def __init__(self, labels=(), oracle=None, **options):
-        TransitionSystem.__init__(self, labels, oracle, **options)
-        self.n_kinds = len(type(self).kinds)
 
     def describe(self, ParseState state):
         return stack_buffer_fields(state.c)
@@ -360,41 +355,14 @@ cdef class StayEagerSwap(SwapSystem):
                         float* costs, int* scratch) noexcept nogil:
         """Each move's cost: the loss it adds, its label's error, and one more
         for a Shift or Swap the nonstatic oracle does not choose."""
-        cdef int n = s.n, m, kind, base, chosen
-        cdef int i = S(s, 0), j = B(s, 0)
-        cdef int[SES_KINDS] delta
-        cdef int* arrays = scratch + (n + 1)
-        cdef StateC tmp
-        tmp.heads = arrays
-        tmp.labels = arrays + (n + 1)
-        tmp.data = arrays + 2 * (n + 1)
+        cdef int m, kind, chosen
         self.set_valid(s, is_valid)
         chosen = self.static_move(s, gold)
-        base = ses_loss(s, gold, scratch)
-        for kind in range(SES_KINDS):
-            delta[kind] = 0
-            m = self.move_of(kind, 0)
-            if m >= self.n_moves or self.c_moves[m].kind != kind or not is_valid[m]:
-                continue
-            copy_state(&tmp, s)
-            self.apply(&tmp, m)
-            # Label 0's own error is added per move below.
-            delta[kind] = ses_loss(&tmp, gold, scratch) - base
-            if kind == SES_STAY_LEFT:
-                delta[kind] -= label_error(gold, j, i, 0)
-            elif kind == SES_STAY_RIGHT:
-                delta[kind] -= label_error(gold, i, j, 0)
+        self.set_costs_from_loss(s, gold, is_valid, costs, scratch, scratch + (s.n + 1),
+                                 SES_STAY_LEFT, SES_STAY_RIGHT, S(s, 0), B(s, 0))
         for m in range(self.n_moves):
-            if not is_valid[m]:
-                costs[m] = INVALID_COST
-                continue
             kind = self.c_moves[m].kind
-            costs[m] = delta[kind]
-            if kind == SES_STAY_LEFT:
-                costs[m] += label_error(gold, j, i, self.c_moves[m].label)
-            elif kind == SES_STAY_RIGHT:
-                costs[m] += label_error(gold, i, j, self.c_moves[m].label)
-            elif (kind == SES_SHIFT or kind == SES_SWAP) and m != chosen:
+            if is_valid[m] and (kind == SES_SHIFT or kind == SES_SWAP) and m != chosen:
                 costs[m] += 1
 
     cdef double draw(self) noexcept nogil:
