@@ -405,8 +405,7 @@ def test_dynamic_loss_is_a_lower_bound_of_exhaustive_search():
     the approximate loss never exceeds the least loss exhaustive search
     reaches (it ignores word order), and equals it on most configurations;
     following least-cost moves from a configuration usually ends at that
-    least loss (measured: 98.8% of 1.7 million configurations of trees of up
-    to 4 words; 95.7% of those with loss 0 rebuild the gold tree)."""
+    least loss. The measured shares are printed (pytest -s)."""
     rng = random.Random(29)
     configs = exact = optimal = 0
     for _ in range(scaled(25)):
@@ -425,6 +424,9 @@ def test_dynamic_loss_is_a_lower_bound_of_exhaustive_search():
             regret = ref.final_loss(c, heads, labels) - least
             assert regret >= 0, (heads, key, regret)
             optimal += regret == 0
+    print(f"\nSES dynamic oracle: loss exact on {exact}/{configs} configurations "
+          f"({exact / configs:.1%}); least-cost moves reach the least loss from "
+          f"{optimal}/{configs // 7} ({optimal / (configs // 7):.1%})")
     assert exact >= 0.9 * configs and optimal >= 0.9 * (configs // 7), (configs, exact, optimal)
 
 
