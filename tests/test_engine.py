@@ -39,7 +39,8 @@ def test_covington_move_table():
 def test_system_defaults_and_options():
     covington = get_system("covington")(labels=["a"])
     assert covington.oracle == "dynamic"
-    assert covington.options == {"loss": "exact", "tie_break": "weighted", "no_arc_weight": 0.9}
+    assert covington.options == {"loss": "exact", "tie_break": "weighted", "no_arc_weight": 0.9,
+                                  "scan_explore_prob": 0.0}
     nm = get_system("covington_nm")(labels=["a"], loss="upper")
     assert nm.options["loss"] == "upper" and nm.loss_name == "upper"
     assert get_system("covington_nm")(labels=["a"]).loss_name == "lower"
@@ -48,6 +49,7 @@ def test_system_defaults_and_options():
         get_system("covington")(labels=["a"], loss="upper")
     with pytest.raises(ValueError, match=r"System 'covington_nm' takes no option 'strategy'; "
                                          r"its options are: 'loss', 'tie_break', 'no_arc_weight', "
+                                         r"'scan_explore_prob', "
                                          r"'replace_tie_break'"):
         get_system("covington_nm")(labels=["a"], strategy="x")
     with pytest.raises(ValueError, match="Unknown oracle 'exploring'"):
@@ -280,3 +282,13 @@ def test_choose_moves_matches_numpy_reference():
         oracle = numpy.where((costs <= least) & ~invalid, scores, -numpy.inf).argmax(axis=1)
         expected = numpy.where((draws < follow_prob) | (follow_prob >= 1.0), oracle, predicted)
         assert choose_moves(scores, costs, valid, draws, follow_prob).tolist() == expected.tolist()
+        # A chosen least-cost move gives way to the best-scoring weaker target
+        # (cost within one of the least) when the weak draw is below weak_prob.
+        weak_draws, weak_prob = rng.random(n), float(rng.choice([0.0, 0.5, 1.0]))
+        is_weak = (costs > least) & (costs < least + 1) & ~invalid
+        weak = numpy.where(is_weak, scores, -numpy.inf).argmax(axis=1)
+        chosen_is_least = costs[numpy.arange(n), expected] <= least[:, 0]
+        switch = (weak_prob > 0) & is_weak.any(axis=1) & chosen_is_least & (weak_draws < weak_prob)
+        expected = numpy.where(switch, weak, expected)
+        got = choose_moves(scores, costs, valid, draws, follow_prob, weak_draws, weak_prob)
+        assert got.tolist() == expected.tolist()

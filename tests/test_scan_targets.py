@@ -227,3 +227,37 @@ def test_static_oracle_transitions_per_word(tree):
         expected += (j - min(linked) + 1) if linked else 1
     for name in ("covington", "covington_nm"):
         assert static_oracle_transitions_per_word(name, [tree]) == pytest.approx(expected / n)
+
+
+@pytest.mark.parametrize("explore", [0.0, 1.0])
+def test_scan_explore_follows_no_arc_at_the_tie_in_training(explore):
+    """scan_explore_prob: in a training update that follows the oracle, a
+    state where Shift costs 0 and No-Arc is the weaker target ("weighted")
+    takes No-Arc with that probability (always at 1, never at 0); the targets
+    themselves are unchanged."""
+    from spacy.tokens import Doc
+    from spacy.training import Example
+    from test_pipeline import make_nlp, sample_docs
+
+    examples = [Example(Doc(d.vocab, words=[t.text for t in d]), d)
+                for d in sample_docs("train", limit=8)]
+    nlp = make_nlp(system="covington", follow_oracle_prob=1.0,
+                   system_options={"scan_explore_prob": explore})
+    nlp.initialize(lambda: examples)
+    parser = nlp.get_pipe("nonmono_parser")
+    shift, no_arc = parser.moves.move_id("S"), parser.moves.move_id("N")
+    tally = {"ties": 0, "no_arc": 0, "transitions": 0}
+
+    def observe(batch, active, moves):
+        costs, _ = batch.get_costs(active)
+        tally["transitions"] += len(active)
+        for row, move in zip(costs, moves):
+            if row[shift] == 0 and 0 < row[no_arc] < 1:
+                assert row[no_arc] == pytest.approx(0.1)     # the default weight 0.9
+                tally["ties"] += 1
+                tally["no_arc"] += int(move) == no_arc
+
+    parser.step_observer = observe
+    parser.update(examples, sgd=None, drop=0.0)
+    assert tally["ties"] > 0
+    assert tally["no_arc"] == (tally["ties"] if explore == 1.0 else 0)

@@ -79,6 +79,8 @@ TIE_BREAK_VARIANTS = {
     "weighted75": {"tie_break": "weighted", "no_arc_weight": 0.75},
     "weighted90": {"tie_break": "weighted", "no_arc_weight": 0.9},
     "weighted95": {"tie_break": "weighted", "no_arc_weight": 0.95},
+    # The default target, training following No-Arc at the tie 3 times in 4.
+    "scan75": {"tie_break": "weighted", "scan_explore_prob": 0.75},
 }
 # covington_nm only: "+monotonic" is replace_tie_break "monotonic", "+replace50"
 # ("+replace75") replace_tie_break "weighted" with replace_weight 0.5 (0.75).

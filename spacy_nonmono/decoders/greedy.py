@@ -1,7 +1,8 @@
 """The greedy decoder: each state advances by its best-scoring valid move.
 Parsing runs the whole batch in C (`StateBatch.parse`); training follows
 spaCy's parser: states advance by the predicted move (or, with probability
-follow_oracle_prob, by the best-scoring zero-cost move), the loss at each step
+follow_oracle_prob, by the best-scoring zero-cost move; a system's
+weak_target_prob may send it to a weaker target instead), the loss at each step
 is the softmax log-loss against the zero-cost moves, and the token table's
 gradient flows back once per batch."""
 from typing import Callable, Optional
@@ -43,6 +44,7 @@ class GreedyDecoder(Decoder):
                            gold_heads=[g.heads for g in golds],
                            gold_labels=[g.labels for g in golds])
         follow = 1.0 if system.uses_static_oracle else follow_oracle_prob
+        weak_prob = system.weak_target_prob
         if system.random_oracle:
             system.reseed_oracle(int(rng.integers(2**62)))
         table, backprop_table = model.begin_update(docs)
@@ -58,7 +60,8 @@ class GreedyDecoder(Decoder):
             loss += step_loss
             d_scores_per_step.append(d_scores)
             draws = rng.random(len(active)) if follow < 1.0 else no_draws
-            moves = choose_moves(scores, costs, valid, draws, follow)
+            weak_draws = rng.random(len(active)) if weak_prob > 0.0 else no_draws
+            moves = choose_moves(scores, costs, valid, draws, follow, weak_draws, weak_prob)
             if step_observer is not None:
                 step_observer(batch, active, moves)
             batch.apply(active, moves, scores)

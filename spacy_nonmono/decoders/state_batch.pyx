@@ -215,16 +215,21 @@ cdef inline double _target_weight(double cost, double best_cost) noexcept nogil:
 
 
 def choose_moves(float[:, ::1] scores, float[:, ::1] costs, int[:, ::1] valid,
-                 double[::1] draws, double follow_prob):
+                 double[::1] draws, double follow_prob,
+                 double[::1] weak_draws=None, double weak_prob=0.0):
     """Per state, the best-scoring valid move, or, when its draw is below
     follow_prob (always when follow_prob >= 1; draws may then be empty), the
-    best-scoring move of least cost. Ties go to the lower move id."""
-    cdef int nB = scores.shape[0], nO = scores.shape[1], b, m, best, gold
+    best-scoring move of least cost. Then, when weak_prob > 0, a state whose
+    chosen move is of least cost and whose weak draw is below weak_prob
+    follows instead its best-scoring weaker target (a valid move costing less
+    than one more: a target of fractional weight, see softmax_log_loss), if
+    it has one. Ties go to the lower move id."""
+    cdef int nB = scores.shape[0], nO = scores.shape[1], b, m, best, gold, weak
     cdef float least
     moves = numpy.empty(nB, dtype=numpy.int32)
     cdef int[::1] out = moves
     for b in range(nB):
-        best = gold = -1
+        best = gold = weak = -1
         least = 1e30
         for m in range(nO):
             if valid[b, m] and costs[b, m] < least:
@@ -236,5 +241,11 @@ def choose_moves(float[:, ::1] scores, float[:, ::1] costs, int[:, ::1] valid,
                 best = m
             if costs[b, m] <= least and (gold == -1 or scores[b, m] > scores[b, gold]):
                 gold = m
+            if (least < costs[b, m] < least + 1.0
+                    and (weak == -1 or scores[b, m] > scores[b, weak])):
+                weak = m
         out[b] = gold if follow_prob >= 1.0 or draws[b] < follow_prob else best
+        if (weak_prob > 0.0 and weak != -1 and costs[b, out[b]] <= least
+                and weak_draws[b] < weak_prob):
+            out[b] = weak
     return moves

@@ -108,6 +108,9 @@ cdef class TransitionSystem:
       `reseed_oracle` from the training seed;
     - `follow_oracle_prob`: its exploration policy, the component's
       `follow_oracle_prob` when that is null;
+    - `weak_target_prob` (a property, 0 here): in training, how often a
+      state whose chosen move is of least cost follows instead a weaker
+      target (a move of fractional cost; `choose_moves`);
 
     and implements the cdef methods. The component passes settings through
     as `options`; an unknown one is a ValueError listing the valid ones.
@@ -216,6 +219,10 @@ cdef class TransitionSystem:
 
     def reseed_oracle(self, seed):
         """Seed the oracle's coin flips (systems with `random_oracle`)."""
+
+    @property
+    def weak_target_prob(self):
+        return 0.0
 
     @property
     def uses_static_oracle(self):

@@ -82,6 +82,10 @@ cdef int covington_monotonic_loss(const StateC* s, const GoldC* gold, int* scrat
 # (0.75 lost 1.2 LAS on Hungarian, 0.25 and "shift" lost 1-3 LAS), for
 # `covington_nm` 0.75 (its three losses were measured with it). "none" and
 # "shift_if_headed" keep the scan (12-16 transitions per word on Hungarian).
+# A weaker No-Arc target also means training rarely visits the states a scan
+# passes through, where "none" models see every (i, j) pair that is not an
+# arc; `scan_explore_prob` > 0 follows No-Arc instead of Shift there with that
+# probability (the targets and the decoder are unchanged).
 TIE_BREAKS = ("none", "shift", "shift_if_headed", "weighted")
 
 
@@ -92,6 +96,10 @@ def training_options(no_arc_weight):
                             doc="training target when Shift and No-Arc both cost 0"),
         "no_arc_weight": Option(no_arc_weight, check=probability,
                                 doc="tie_break='weighted': the target weight of No-Arc"),
+        "scan_explore_prob": Option(0.0, check=probability,
+                                    doc="training: the probability of following a weaker "
+                                        "target (No-Arc under tie_break='weighted') instead "
+                                        "of a least-cost move"),
     }
 
 
@@ -109,6 +117,10 @@ cdef class Covington(TransitionSystem):
         TransitionSystem.__init__(self, labels, oracle, **options)
         self.tie_break = TIE_BREAKS.index(self.options["tie_break"])
         self.no_arc_weight = self.options["no_arc_weight"]
+
+    @property
+    def weak_target_prob(self):
+        return self.options["scan_explore_prob"]
 
     def describe(self, ParseState state):
         return {"focus": (focus(state.c).i, focus(state.c).j)}
