@@ -22,5 +22,3 @@ cdef class ArcEager(TransitionSystem):
     cdef int variant
     cdef int loss_variant
     cdef bint is_valid_move(self, const StateC* s, int move) noexcept nogil
-    cdef int loss_of(self, const StateC* s, const GoldC* gold, int variant,
-                     int* scratch) noexcept nogil

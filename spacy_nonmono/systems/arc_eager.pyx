@@ -52,7 +52,7 @@ head) and a move that keeps
 only the non-monotonic loss (it would need a repair later) cost 1. The static oracle builds a projective gold tree: Left-Arc, Right-Arc,
 Reduce when B0 is linked to a word below S0, else Shift.
 """
-from .base cimport (INVALID_COST, StateC, GoldC, TransitionSystem, ParseState, copy_state,
+from .base cimport (MAX_KINDS, OWN_LOSS, StateC, GoldC, TransitionSystem, ParseState,
                    label_error)
 from .stack_buffer cimport (FLAG_SHIFTED, stack_buffer_size, stack_depth, buffer_length, S, B,
                             stack_at, word_flags, init_stack_buffer, push, pop, unshift,
@@ -224,58 +224,34 @@ cdef class ArcEager(TransitionSystem):
 
     cdef int loss_of(self, const StateC* s, const GoldC* gold, int variant,
                      int* scratch) noexcept nogil:
-        return arc_eager_loss(s, gold, variant, scratch)
+        return arc_eager_loss(s, gold, self.loss_variant if variant == OWN_LOSS else variant,
+                              scratch)
 
     cdef int loss(self, const StateC* s, const GoldC* gold, int* scratch) noexcept nogil:
         return arc_eager_loss(s, gold, self.loss_variant, scratch)
 
     cdef void set_costs(self, const StateC* s, const GoldC* gold, int* is_valid,
                         float* costs, int* scratch) noexcept nogil:
-        cdef int n = s.n, m, kind, label_cost
+        cdef int n = s.n, m, kind
         cdef int s0 = S(s, 0), b0 = B(s, 0)
-        cdef int base, mono_base = 0
-        cdef int[N_KINDS] delta
-        cdef int[N_KINDS] mono_delta
-        cdef bint tie_break = self.variant == UNSHIFT or self.variant == NM2013
+        cdef int[MAX_KINDS] delta
+        cdef int[MAX_KINDS] mono_delta
         cdef bint monotonic_optimum = False
-        cdef int* arrays = scratch + 2 * (n + 1)
-        cdef StateC tmp
-        tmp.heads = arrays
-        tmp.labels = arrays + (n + 1)
-        tmp.data = arrays + 2 * (n + 1)
+        cdef int* state_scratch = scratch + 2 * (n + 1)
         self.set_valid(s, is_valid)
-        base = arc_eager_loss(s, gold, self.loss_variant, scratch)
-        if tie_break:
-            mono_base = arc_eager_loss(s, gold, MONOTONIC, scratch)
-        for kind in range(N_KINDS):
-            delta[kind] = mono_delta[kind] = 0
-            m = self.move_of(kind, 0)
-            if m >= self.n_moves or self.c_moves[m].kind != kind or not is_valid[m]:
-                continue
-            copy_state(&tmp, s)
-            self.apply(&tmp, m)
-            # Label 0's own label error is not structural.
-            label_cost = 0
-            if kind == LEFT_ARC:
-                label_cost = label_error(gold, b0, s0, 0)
-            elif kind == RIGHT_ARC:
-                label_cost = label_error(gold, s0, b0, 0)
-            delta[kind] = arc_eager_loss(&tmp, gold, self.loss_variant, scratch) - base - label_cost
-            if tie_break:
-                mono_delta[kind] = (arc_eager_loss(&tmp, gold, MONOTONIC, scratch) - mono_base
-                                    - label_cost)
+        self.loss_deltas(s, gold, is_valid, OWN_LOSS, delta, scratch, state_scratch,
+                         LEFT_ARC, RIGHT_ARC, s0, b0)
+        self.set_costs_from_deltas(gold, is_valid, delta, costs, LEFT_ARC, RIGHT_ARC, s0, b0)
+        if self.variant != UNSHIFT and self.variant != NM2013:
+            return
+        # The tie-break of the non-monotonic variants: where a zero-cost move
+        # is also optimal for the monotonic loss and repairs nothing, the
+        # zero-cost moves that are not become non-targets.
+        self.loss_deltas(s, gold, is_valid, MONOTONIC, mono_delta, scratch, state_scratch,
+                         LEFT_ARC, RIGHT_ARC, s0, b0)
         for m in range(self.n_moves):
-            if not is_valid[m]:
-                costs[m] = INVALID_COST
-                continue
             kind = self.c_moves[m].kind
-            label_cost = 0
-            if kind == LEFT_ARC:
-                label_cost = label_error(gold, b0, s0, self.c_moves[m].label)
-            elif kind == RIGHT_ARC:
-                label_cost = label_error(gold, s0, b0, self.c_moves[m].label)
-            costs[m] = max(0, delta[kind] + label_cost)
-            if (tie_break and costs[m] == 0 and mono_delta[kind] <= 0
+            if (is_valid[m] and costs[m] == 0 and mono_delta[kind] <= 0
                     and not is_repair(s, kind)):
                 monotonic_optimum = True
         if not monotonic_optimum:

@@ -3,9 +3,11 @@ from cymem.cymem cimport Pool
 # Cost given to invalid moves; any valid move costs less.
 cdef enum:
     INVALID_COST = 9000
-    # Most move kinds a system may declare (set_costs_from_loss keeps one
-    # int per kind on the stack).
+    # Most move kinds a system may declare (loss_deltas fills one int per
+    # kind, kept on the caller's stack).
     MAX_KINDS = 16
+    # `loss_of`'s variant for the system's own loss expression (`loss`).
+    OWN_LOSS = -1
 
 
 cdef struct MoveC:
@@ -73,6 +75,8 @@ cdef class TransitionSystem:
     cdef void apply(self, StateC* s, int move) noexcept nogil
     cdef void apply_scored(self, StateC* s, int move, const float* scores) noexcept nogil
     cdef int loss(self, const StateC* s, const GoldC* gold, int* scratch) noexcept nogil
+    cdef int loss_of(self, const StateC* s, const GoldC* gold, int variant,
+                     int* scratch) noexcept nogil
     cdef void set_costs(self, const StateC* s, const GoldC* gold, int* is_valid,
                         float* costs, int* scratch) noexcept nogil
     cdef int static_move(self, const StateC* s, const GoldC* gold) noexcept nogil
@@ -84,6 +88,12 @@ cdef class TransitionSystem:
     cdef void set_valid_by_kind(self, const bint* kind_valid, int* is_valid) noexcept nogil
     cdef void set_oracle_costs(self, const StateC* s, const GoldC* gold,
                                int* is_valid, float* costs, int* scratch) noexcept nogil
+    cdef void loss_deltas(self, const StateC* s, const GoldC* gold, const int* is_valid,
+                          int variant, int* delta, int* loss_scratch, int* state_scratch,
+                          int left_arc, int right_arc, int a, int b) noexcept nogil
+    cdef void set_costs_from_deltas(self, const GoldC* gold, const int* is_valid,
+                                    const int* delta, float* costs, int left_arc, int right_arc,
+                                    int a, int b) noexcept nogil
     cdef void set_costs_from_loss(self, const StateC* s, const GoldC* gold, const int* is_valid,
                                   float* costs, int* loss_scratch, int* state_scratch,
                                   int left_arc, int right_arc, int a, int b) noexcept nogil

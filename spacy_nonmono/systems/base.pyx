@@ -310,6 +310,12 @@ cdef class TransitionSystem:
     cdef int loss(self, const StateC* s, const GoldC* gold, int* scratch) noexcept nogil:
         return 0
 
+    cdef int loss_of(self, const StateC* s, const GoldC* gold, int variant,
+                     int* scratch) noexcept nogil:
+        """One of the system's loss expressions (`loss_deltas`), OWN_LOSS
+        for `loss`; a system with a single one ignores `variant`."""
+        return self.loss(s, gold, scratch)
+
     cdef void set_costs(self, const StateC* s, const GoldC* gold, int* is_valid,
                         float* costs, int* scratch) noexcept nogil:
         pass
@@ -349,22 +355,21 @@ cdef class TransitionSystem:
             self.set_costs(s, gold, is_valid, costs, scratch)
 
 
-    cdef void set_costs_from_loss(self, const StateC* s, const GoldC* gold, const int* is_valid,
-                                  float* costs, int* loss_scratch, int* state_scratch,
-                                  int left_arc, int right_arc, int a, int b) noexcept nogil:
-        """The dynamic oracle's costs from the system's `loss`: a move costs
-        what its kind adds to the loss on a copy of s (never below 0: an
-        approximate loss may also decrease), plus, for the two labelled arc
-        kinds (left_arc: a <- b, right_arc: a -> b), its label's error; an
-        invalid move costs INVALID_COST. `state_scratch` holds one
-        configuration (2 (n + 1) + state_size(n) ints)."""
+    cdef void loss_deltas(self, const StateC* s, const GoldC* gold, const int* is_valid,
+                          int variant, int* delta, int* loss_scratch, int* state_scratch,
+                          int left_arc, int right_arc, int a, int b) noexcept nogil:
+        """delta[kind]: what a valid move of each kind adds to the loss
+        expression `loss_of(variant)`, applied on a copy of s, less its label
+        0's error for the two labelled arc kinds (left_arc: a <- b, right_arc:
+        a -> b), so that a move's label error is added per move; 0 for a kind
+        with no valid move. `state_scratch` holds one configuration
+        (2 (n + 1) + state_size(n) ints)."""
         cdef int n = s.n, m, kind, base
-        cdef int[MAX_KINDS] delta
         cdef StateC tmp
         tmp.heads = state_scratch
         tmp.labels = state_scratch + (n + 1)
         tmp.data = state_scratch + 2 * (n + 1)
-        base = self.loss(s, gold, loss_scratch)
+        base = self.loss_of(s, gold, variant, loss_scratch)
         for kind in range(self.n_kinds):
             delta[kind] = 0
             m = self.move_of(kind, 0)
@@ -372,12 +377,19 @@ cdef class TransitionSystem:
                 continue
             copy_state(&tmp, s)
             self.apply(&tmp, m)
-            delta[kind] = self.loss(&tmp, gold, loss_scratch) - base
-            # Label 0's own error is not structural: added per move below.
+            delta[kind] = self.loss_of(&tmp, gold, variant, loss_scratch) - base
             if kind == left_arc:
                 delta[kind] -= label_error(gold, b, a, 0)
             elif kind == right_arc:
                 delta[kind] -= label_error(gold, a, b, 0)
+
+    cdef void set_costs_from_deltas(self, const GoldC* gold, const int* is_valid,
+                                    const int* delta, float* costs, int left_arc, int right_arc,
+                                    int a, int b) noexcept nogil:
+        """A move costs its kind's loss delta (never below 0: an approximate
+        loss may also decrease) plus its label's error for the labelled arc
+        kinds; an invalid move costs INVALID_COST."""
+        cdef int m, kind
         for m in range(self.n_moves):
             if not is_valid[m]:
                 costs[m] = INVALID_COST
@@ -389,6 +401,15 @@ cdef class TransitionSystem:
                 costs[m] = max(0, delta[kind] + label_error(gold, a, b, self.c_moves[m].label))
             else:
                 costs[m] = max(0, delta[kind])
+
+    cdef void set_costs_from_loss(self, const StateC* s, const GoldC* gold, const int* is_valid,
+                                  float* costs, int* loss_scratch, int* state_scratch,
+                                  int left_arc, int right_arc, int a, int b) noexcept nogil:
+        """The dynamic oracle's costs from the system's `loss`."""
+        cdef int[MAX_KINDS] delta
+        self.loss_deltas(s, gold, is_valid, OWN_LOSS, delta, loss_scratch, state_scratch,
+                         left_arc, right_arc, a, b)
+        self.set_costs_from_deltas(gold, is_valid, delta, costs, left_arc, right_arc, a, b)
 
 
 def check_gold_tree(heads):
