@@ -40,7 +40,7 @@ def test_system_defaults_and_options():
     covington = get_system("covington")(labels=["a"])
     assert covington.oracle == "dynamic"
     assert covington.options == {"loss": "exact", "tie_break": "weighted", "no_arc_weight": 0.9,
-                                  "scan_explore_prob": 0.0}
+                                  "scan_explore_prob": 0.75}
     nm = get_system("covington_nm")(labels=["a"], loss="upper")
     assert nm.options["loss"] == "upper" and nm.loss_name == "upper"
     assert get_system("covington_nm")(labels=["a"]).loss_name == "lower"

@@ -190,6 +190,10 @@ def test_replace_tie_break_fires_on_random_walks():
 def test_tie_break_options():
     assert Covington(labels=LABELS).options["tie_break"] == "weighted"
     assert Covington(labels=LABELS).options["no_arc_weight"] == 0.9
+    assert Covington(labels=LABELS).options["scan_explore_prob"] == 0.75
+    assert CovingtonNM(labels=LABELS).options["scan_explore_prob"] == 0.0
+    with pytest.raises(ValueError, match="Invalid scan_explore_prob 1.5"):
+        Covington(labels=LABELS, scan_explore_prob=1.5)
     assert CovingtonNM(labels=LABELS).options["no_arc_weight"] == 0.75
     assert CovingtonNM(labels=LABELS).options["replace_tie_break"] == "weighted"
     assert CovingtonNM(labels=LABELS).options["replace_weight"] == 0.75

@@ -362,9 +362,11 @@ def test_oracle_moves_on_the_sample(tmp_path):
 
 def test_workflow_variants_keep_the_systems_pinned_options():
     """covington_nm-<loss> pins the full target its tables measured
-    (replace_tie_break "none"); a variant adds its options to the pinned ones,
-    and "+replace75" is the component's default."""
+    (replace_tie_break "none"), covington-dynamic no scan exploration; a
+    variant adds its options to the pinned ones, and "+replace75" ("+scan75")
+    is the component's default."""
     from spacy_nonmono.cli.workflow import SYSTEMS
+    from spacy_nonmono.systems.covington import Covington
     from spacy_nonmono.systems.covington_nm import CovingtonNM
 
     def options(name):
@@ -375,4 +377,9 @@ def test_workflow_variants_keep_the_systems_pinned_options():
         "replace_tie_break": "none", "tie_break": "weighted", "no_arc_weight": 0.9}
     default = CovingtonNM(labels=["a"]).options
     assert all(default[k] == v for k, v in options("covington_nm-upper+replace75").items())
-    assert options("covington-dynamic+none") == {"tie_break": "none"}
+    assert options("covington-dynamic+none") == {"scan_explore_prob": 0.0, "tie_break": "none"}
+    # covington-dynamic pins the target before scan exploration; "+scan75" is
+    # the component's default.
+    assert options("covington-dynamic") == {"scan_explore_prob": 0.0}
+    default = Covington(labels=["a"]).options
+    assert all(default[k] == v for k, v in options("covington-dynamic+scan75").items())

@@ -85,18 +85,20 @@ cdef int covington_monotonic_loss(const StateC* s, const GoldC* gold, int* scrat
 # A weaker No-Arc target also means training rarely visits the states a scan
 # passes through, where "none" models see every (i, j) pair that is not an
 # arc; `scan_explore_prob` > 0 follows No-Arc instead of Shift there with that
-# probability (the targets and the decoder are unchanged).
+# probability (the targets and the decoder are unchanged). For `covington`,
+# 0.75 brought Gothic from 0.58 LAS below "none" to 0.16 above, level on
+# Hungarian and Latin, at 1.0x the static oracle's transitions (3 seeds).
 TIE_BREAKS = ("none", "shift", "shift_if_headed", "weighted")
 
 
-def training_options(no_arc_weight):
-    """The tie_break options, with the system's default No-Arc weight."""
+def training_options(no_arc_weight, scan_explore_prob):
+    """The tie_break options, with the system's defaults."""
     return {
         "tie_break": Option("weighted", choices=TIE_BREAKS,
                             doc="training target when Shift and No-Arc both cost 0"),
         "no_arc_weight": Option(no_arc_weight, check=probability,
                                 doc="tie_break='weighted': the target weight of No-Arc"),
-        "scan_explore_prob": Option(0.0, check=probability,
+        "scan_explore_prob": Option(scan_explore_prob, check=probability,
                                     doc="training: the probability of following a weaker "
                                         "target (No-Arc under tie_break='weighted') instead "
                                         "of a least-cost move"),
@@ -110,7 +112,7 @@ cdef class Covington(TransitionSystem):
     option_specs = {
         "loss": Option("exact", choices=("exact",),
                        doc="the exact loss of Algorithm 1 (the only one)"),
-        **training_options(0.9),
+        **training_options(0.9, 0.75),
     }
 
     def __init__(self, labels=(), oracle=None, **options):
