@@ -50,7 +50,7 @@ def ancestor_or_self(heads, a, b) -> bool:
 
 def context(c: Config) -> dict:
     """Node ids of every context slot either system may use (-1 absent): the
-    top three stack nodes, the first two buffer words, and the leftmost and
+    top three stack nodes, the first four buffer words, and the leftmost and
     rightmost dependents (word order, either side) of S0, S1 and B0 in the
     arcs built so far."""
     def at(seq, k):
@@ -61,7 +61,8 @@ def context(c: Config) -> dict:
         return (min(deps), max(deps)) if deps else (-1, -1)
 
     slots = {"S0": at(c.stack, len(c.stack) - 1), "S1": at(c.stack, len(c.stack) - 2),
-             "S2": at(c.stack, len(c.stack) - 3), "B0": at(c.buffer, 0), "B1": at(c.buffer, 1)}
+             "S2": at(c.stack, len(c.stack) - 3), "B0": at(c.buffer, 0), "B1": at(c.buffer, 1),
+             "B2": at(c.buffer, 2), "B3": at(c.buffer, 3)}
     for name in ("S0", "S1", "B0"):
         slots[name + "L"], slots[name + "R"] = outer(slots[name])
     return slots
@@ -72,6 +73,9 @@ def context(c: Config) -> dict:
 CONTEXT_NAMES = {
     "swap_stay_eager": ("S0", "S1", "S2", "B0", "B1", "S0L", "S0R", "B0L"),
     "swap_lazy": ("S0", "S1", "S2", "B0", "B1", "S0L", "S0R", "S1L", "S1R"),
+    # stay-eager swap with context="wide"
+    "swap_stay_eager-wide": ("S0", "S1", "S2", "B0", "B1", "B2", "B3", "S0L", "S0R", "B0L", "B0R",
+                             "S1L", "S1R"),
 }
 
 

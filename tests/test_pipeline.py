@@ -239,14 +239,15 @@ def test_unknown_names_are_clear_errors():
         make_nlp(system="covington", loss="upper")
 
 
-@pytest.mark.parametrize("system,loss", [
-    ("covington_nm", "lower"), ("covington_nm", "pc_upper"), ("covington_nm", "upper"),
-    ("arc_eager", None), ("arc_eager_nm2013", None), ("arc_eager_tree", None),
-    ("arc_eager_unshift", None),
-    ("swap_lazy", None), ("swap_stay_eager", None),
+@pytest.mark.parametrize("system,loss,options", [
+    ("covington_nm", "lower", {}), ("covington_nm", "pc_upper", {}), ("covington_nm", "upper", {}),
+    ("arc_eager", None, {}), ("arc_eager_nm2013", None, {}), ("arc_eager_tree", None, {}),
+    ("arc_eager_unshift", None, {}),
+    ("swap_lazy", None, {}), ("swap_stay_eager", None, {}),
+    ("swap_stay_eager", None, {"context": "wide"}),
 ])
-def test_system_trains_parses_and_round_trips(system, loss, train_examples, tmp_path):
-    nlp = make_nlp(system=system, loss=loss)
+def test_system_trains_parses_and_round_trips(system, loss, options, train_examples, tmp_path):
+    nlp = make_nlp(system=system, loss=loss, system_options=options)
     train(nlp, train_examples, epochs=20)
     assert uas(nlp, train_examples) > 0.6
     docs = [Doc(nlp.vocab, words=[t.text for t in g]) for g in sample_docs("dev", limit=20)]
@@ -256,6 +257,7 @@ def test_system_trains_parses_and_round_trips(system, loss, train_examples, tmp_
     loaded = spacy.load(tmp_path / "model")
     parser = loaded.get_pipe("nonmono_parser")
     assert parser.moves.name == system
+    assert parser.moves.options == nlp.get_pipe("nonmono_parser").moves.options
     if loss is not None:
         assert parser.moves.loss_name == loss
     again = loaded.pipe([Doc(loaded.vocab, words=[t.text for t in d]) for d in docs])

@@ -112,12 +112,14 @@ def test_transitions_equal_the_reference(name):
         assert ref.is_final(c) and ref_config(state) == c
 
 
-@pytest.mark.parametrize("name", ["swap_lazy", "swap_stay_eager"])
-def test_context_equals_the_reference(name):
+@pytest.mark.parametrize("name,options", [("swap_lazy", {}), ("swap_stay_eager", {}),
+                                          ("swap_stay_eager", {"context": "wide"})])
+def test_context_equals_the_reference(name, options):
     """At every step of random walks, the context slots hold the reference's
     nodes (node k is token row k in a lone state; node 0 is the root row)."""
-    system = make(name)
-    assert system.context_names == ref.CONTEXT_NAMES[name]
+    system = make(name, **options)
+    assert system.context_names == ref.CONTEXT_NAMES[name + ("-wide" if options else "")]
+    assert system.n_context == len(system.context_names)
     _, _, apply = ref.SYSTEMS[name]
     rng = random.Random(11)
     for _ in range(scaled(100)):

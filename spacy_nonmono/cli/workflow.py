@@ -71,6 +71,11 @@ SYSTEMS.update({
     "swap_stay_eager-dynamic": ("covington.cfg", {
         "components.nonmono_parser.system": "swap_stay_eager",
         "components.nonmono_parser.oracle": "dynamic"}),
+    # The 13-slot context (system option context="wide").
+    "swap_stay_eager-dynamic+wide": ("covington.cfg", {
+        "components.nonmono_parser.system": "swap_stay_eager",
+        "components.nonmono_parser.oracle": "dynamic",
+        "components.nonmono_parser.system_options": json.dumps({"context": "wide"})}),
 })
 # The other Covington training targets of the scan (the defaults are
 # tie_break "weighted" with no_arc_weight 0.9 for covington, 0.75 for

@@ -154,7 +154,7 @@ cdef class TransitionSystem:
             raise ValueError(f"Duplicate labels: {self.labels}")
         self.label_ids = {label: i for i, label in enumerate(self.labels)}
         self.n_labels = len(self.labels)
-        self.n_context = len(cls.context_names)
+        self.n_context = len(self.context_names)     # may depend on the options
         self._build_move_table()
 
     def _build_move_table(self):

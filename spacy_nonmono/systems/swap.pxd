@@ -35,6 +35,7 @@ cdef class SwapLazy(SwapSystem):
 
 cdef class StayEagerSwap(SwapSystem):
     cdef bint nonstatic
+    cdef bint wide_context
     cdef double shift_probability
     cdef double root_shift_probability
     cdef unsigned long long rng_state

@@ -75,9 +75,9 @@ from .base import Option, probability
 from .stack_buffer cimport (FLAG_UNSHIFTED, stack_buffer_size, stack_depth, buffer_length, S,
                             B, stack_at, word_flags, init_stack_buffer, push, pop, unshift,
                             push_word, buffer_push_front, buffer_pop_front,
-                            set_stack_buffer_context, set_arc_standard_context,
+                            set_stack_buffer_context, set_arc_standard_context, set_wide_context,
                             finish_single_root, stack_buffer_fields)
-from .stack_buffer import CONTEXT_NAMES, ARC_STANDARD_CONTEXT_NAMES
+from .stack_buffer import CONTEXT_NAMES, ARC_STANDARD_CONTEXT_NAMES, WIDE_CONTEXT_NAMES
 from ..graph.algorithms cimport has_path
 from cymem.cymem cimport Pool
 
@@ -323,6 +323,9 @@ cdef class StayEagerSwap(SwapSystem):
             0.33, check=probability,
             doc="nonstatic and dynamic oracles: probability of Shift where the static oracle attaches "
                 "the root, which Right-Root then attaches at the end"),
+        "context": Option("narrow", choices=("narrow", "wide"),
+                          doc="the context slots: spaCy's eight (narrow) or 13 with B2, B3 and "
+                              "more dependents (wide)"),
     }
 
     def __init__(self, labels=(), oracle=None, **options):
@@ -335,6 +338,17 @@ cdef class StayEagerSwap(SwapSystem):
         self.shift_probability = self.options["shift_probability"]
         self.root_shift_probability = self.options["root_shift_probability"]
         self.rng_state = 0x9E3779B97F4A7C15
+        self.wide_context = self.options["context"] == "wide"
+
+    @property
+    def context_names(self):
+        return WIDE_CONTEXT_NAMES if self.options["context"] == "wide" else CONTEXT_NAMES
+
+    cdef void set_context(self, const StateC* s, int* ids) noexcept nogil:
+        if self.wide_context:
+            set_wide_context(s, ids)
+        else:
+            set_stack_buffer_context(s, ids)
 
     def reseed_oracle(self, seed):
         """Seed the nonstatic oracle's coin flips."""
