@@ -74,7 +74,7 @@ CONTEXT_NAMES = {
     "swap_stay_eager": ("S0", "S1", "S2", "B0", "B1", "S0L", "S0R", "B0L"),
     "swap_lazy": ("S0", "S1", "S2", "B0", "B1", "S0L", "S0R", "S1L", "S1R"),
     # stay-eager swap with context="wide"
-    "swap_stay_eager-wide": ("S0", "S1", "S2", "B0", "B1", "B2", "B3", "S0L", "S0R", "B0L", "B0R",
+    "swap_stay_eager-wide": ("S0", "S1", "S2", "B0", "B1", "S0L", "S0R", "B0L", "B0R", "B2", "B3",
                              "S1L", "S1R"),
 }
 

@@ -16,8 +16,7 @@ ARC_STANDARD_CONTEXT_NAMES = ("S0", "S1", "S2", "B0", "B1", "S0L", "S0R", "S1L",
 # the buffer two words further (a swap decision turns on where the words
 # behind B0 attach; Nivre 2009's swap parser read B0-B3), B0's rightmost and
 # S1's outer dependents (words put back by Swap may carry dependents).
-WIDE_CONTEXT_NAMES = ("S0", "S1", "S2", "B0", "B1", "B2", "B3", "S0L", "S0R", "B0L", "B0R",
-                      "S1L", "S1R")
+WIDE_CONTEXT_NAMES = CONTEXT_NAMES + ("B0R", "B2", "B3", "S1L", "S1R")
 
 
 cdef inline void outer_dependents(const StateC* s, int h, int* left, int* right) noexcept nogil:
@@ -64,21 +63,11 @@ cdef void set_arc_standard_context(const StateC* s, int* ids) noexcept nogil:
 
 cdef void set_wide_context(const StateC* s, int* ids) noexcept nogil:
     """WIDE_CONTEXT_NAMES."""
-    cdef int s0l, s0r, b0l, b0r, s1l, s1r
-    outer_dependents(s, S(s, 0), &s0l, &s0r)
-    outer_dependents(s, B(s, 0), &b0l, &b0r)
+    cdef int s1l, s1r
+    set_context_with_dependents(s, ids, S(s, 0), B(s, 0), True)
     outer_dependents(s, S(s, 1), &s1l, &s1r)
-    ids[0] = token_row(s, S(s, 0))
-    ids[1] = token_row(s, S(s, 1))
-    ids[2] = token_row(s, S(s, 2))
-    ids[3] = token_row(s, B(s, 0))
-    ids[4] = token_row(s, B(s, 1))
-    ids[5] = token_row(s, B(s, 2))
-    ids[6] = token_row(s, B(s, 3))
-    ids[7] = token_row(s, s0l)
-    ids[8] = token_row(s, s0r)
-    ids[9] = token_row(s, b0l)
-    ids[10] = token_row(s, b0r)
+    ids[9] = token_row(s, B(s, 2))
+    ids[10] = token_row(s, B(s, 3))
     ids[11] = token_row(s, s1l)
     ids[12] = token_row(s, s1r)
 
