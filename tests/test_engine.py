@@ -282,13 +282,20 @@ def test_choose_moves_matches_numpy_reference():
         oracle = numpy.where((costs <= least) & ~invalid, scores, -numpy.inf).argmax(axis=1)
         expected = numpy.where((draws < follow_prob) | (follow_prob >= 1.0), oracle, predicted)
         assert choose_moves(scores, costs, valid, draws, follow_prob).tolist() == expected.tolist()
-        # A chosen least-cost move gives way to the best-scoring weaker target
-        # (cost within one of the least) when the weak draw is below weak_prob.
+        # A chosen least-cost move (one the mask `replaceable` allows, if
+        # given) gives way to the best-scoring weaker target (cost within one
+        # of the least) when the weak draw is below weak_prob.
         weak_draws, weak_prob = rng.random(n), float(rng.choice([0.0, 0.5, 1.0]))
+        replaceable = (None if rng.random() < 0.5
+                       else (rng.random(n_moves) < 0.5).astype("int32"))
         is_weak = (costs > least) & (costs < least + 1) & ~invalid
         weak = numpy.where(is_weak, scores, -numpy.inf).argmax(axis=1)
         chosen_is_least = costs[numpy.arange(n), expected] <= least[:, 0]
-        switch = (weak_prob > 0) & is_weak.any(axis=1) & chosen_is_least & (weak_draws < weak_prob)
+        allowed = (numpy.ones(n, dtype=bool) if replaceable is None
+                   else replaceable[expected].astype(bool))
+        switch = ((weak_prob > 0) & is_weak.any(axis=1) & chosen_is_least & allowed
+                  & (weak_draws < weak_prob))
         expected = numpy.where(switch, weak, expected)
-        got = choose_moves(scores, costs, valid, draws, follow_prob, weak_draws, weak_prob)
+        got = choose_moves(scores, costs, valid, draws, follow_prob, weak_draws, weak_prob,
+                           replaceable)
         assert got.tolist() == expected.tolist()

@@ -6,6 +6,8 @@ exact loss for `covington`, at most the loss expression's value for
 `covington_nm`. And the tie-break must actually fire."""
 import random
 
+import numpy
+
 import pytest
 from hypothesis import given, settings
 
@@ -265,3 +267,45 @@ def test_scan_explore_follows_no_arc_at_the_tie_in_training(explore):
     parser.update(examples, sgd=None, drop=0.0)
     assert tally["ties"] > 0
     assert tally["no_arc"] == (tally["ties"] if explore == 1.0 else 0)
+
+
+def test_scan_explore_replaces_only_shift_in_covington_nm():
+    """In covington_nm a wrong arc that a later arc can replace often costs 0
+    at the Shift/No-Arc tie; scan exploration replaces only Shift there, so
+    with scan_explore_prob 1 a training update that follows the oracle takes
+    No-Arc or a zero-cost arc at every tie, never Shift, and does take such
+    arcs (a model with random output weights scores them above Shift at
+    some ties; a fresh one scores every move alike and picks Shift, the
+    lowest id)."""
+    from spacy.tokens import Doc
+    from spacy.training import Example
+    from test_pipeline import make_nlp, sample_docs
+
+    examples = [Example(Doc(d.vocab, words=[t.text for t in d]), d)
+                for d in sample_docs("train", limit=8)]
+    nlp = make_nlp(system="covington_nm", follow_oracle_prob=1.0,
+                   system_options={"scan_explore_prob": 1.0, "replace_tie_break": "none"})
+    nlp.initialize(lambda: examples)
+    parser = nlp.get_pipe("nonmono_parser")
+    system = parser.moves
+    shift, no_arc = system.move_id("S"), system.move_id("N")
+    assert system.weak_target_replaces.tolist() == [int(m == shift) for m in range(system.n_moves)]
+    step = parser.model.get_ref("step")
+    rng = numpy.random.default_rng(0)
+    for name in ("W", "b"):
+        step.set_param(name, rng.normal(size=step.get_param(name).shape).astype("f"))
+    tally = {"ties": 0, "arcs": 0}
+
+    def observe(batch, active, moves):
+        costs, _ = batch.get_costs(active)
+        for row, move in zip(costs, moves):
+            if row[shift] == 0 and 0 < row[no_arc] < 1:
+                tally["ties"] += 1
+                assert move != shift
+                if move != no_arc:
+                    assert system.move_kind(int(move)) in ("L", "R") and row[move] == 0
+                    tally["arcs"] += 1
+
+    parser.step_observer = observe
+    parser.update(examples, sgd=None, drop=0.0)
+    assert tally["ties"] > 0 and tally["arcs"] > 0

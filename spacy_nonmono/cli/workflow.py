@@ -91,6 +91,8 @@ TIE_BREAK_VARIANTS = {
     "weighted95": {"tie_break": "weighted", "no_arc_weight": 0.95},
     # Training follows No-Arc at the tie 3 times in 4 (covington's default).
     "scan75": {"tie_break": "weighted", "scan_explore_prob": 0.75},
+    # ... at every tie: training visits every state of the full scan.
+    "scan100": {"tie_break": "weighted", "scan_explore_prob": 1.0},
 }
 # covington_nm only: "+monotonic" is replace_tie_break "monotonic", "+replace50"
 # ("+replace75") replace_tie_break "weighted" with replace_weight 0.5 (0.75).

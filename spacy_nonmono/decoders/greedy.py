@@ -45,6 +45,7 @@ class GreedyDecoder(Decoder):
                            gold_labels=[g.labels for g in golds])
         follow = 1.0 if system.uses_static_oracle else follow_oracle_prob
         weak_prob = system.weak_target_prob
+        replaceable = system.weak_target_replaces
         if system.random_oracle:
             system.reseed_oracle(int(rng.integers(2**62)))
         table, backprop_table = model.begin_update(docs)
@@ -61,7 +62,8 @@ class GreedyDecoder(Decoder):
             d_scores_per_step.append(d_scores)
             draws = rng.random(len(active)) if follow < 1.0 else no_draws
             weak_draws = rng.random(len(active)) if weak_prob > 0.0 else no_draws
-            moves = choose_moves(scores, costs, valid, draws, follow, weak_draws, weak_prob)
+            moves = choose_moves(scores, costs, valid, draws, follow, weak_draws, weak_prob,
+                                 replaceable)
             if step_observer is not None:
                 step_observer(batch, active, moves)
             batch.apply(active, moves, scores)

@@ -216,14 +216,16 @@ cdef inline double _target_weight(double cost, double best_cost) noexcept nogil:
 
 def choose_moves(float[:, ::1] scores, float[:, ::1] costs, int[:, ::1] valid,
                  double[::1] draws, double follow_prob,
-                 double[::1] weak_draws=None, double weak_prob=0.0):
+                 double[::1] weak_draws=None, double weak_prob=0.0,
+                 int[::1] replaceable=None):
     """Per state, the best-scoring valid move, or, when its draw is below
     follow_prob (always when follow_prob >= 1; draws may then be empty), the
     best-scoring move of least cost. Then, when weak_prob > 0, a state whose
-    chosen move is of least cost and whose weak draw is below weak_prob
-    follows instead its best-scoring weaker target (a valid move costing less
-    than one more: a target of fractional weight, see softmax_log_loss), if
-    it has one. Ties go to the lower move id."""
+    chosen move is of least cost (and, if `replaceable` is given, a move with
+    replaceable[move] != 0) and whose weak draw is below weak_prob follows
+    instead its best-scoring weaker target (a valid move costing less than
+    one more: a target of fractional weight, see softmax_log_loss), if it has
+    one. Ties go to the lower move id."""
     cdef int nB = scores.shape[0], nO = scores.shape[1], b, m, best, gold, weak
     cdef float least
     moves = numpy.empty(nB, dtype=numpy.int32)
@@ -246,6 +248,7 @@ def choose_moves(float[:, ::1] scores, float[:, ::1] costs, int[:, ::1] valid,
                 weak = m
         out[b] = gold if follow_prob >= 1.0 or draws[b] < follow_prob else best
         if (weak_prob > 0.0 and weak != -1 and costs[b, out[b]] <= least
+                and (replaceable is None or replaceable[out[b]])
                 and weak_draws[b] < weak_prob):
             out[b] = weak
     return moves

@@ -111,6 +111,8 @@ cdef class TransitionSystem:
     - `weak_target_prob` (a property, 0 here): in training, how often a
       state whose chosen move is of least cost follows instead a weaker
       target (a move of fractional cost; `choose_moves`);
+    - `weak_target_replaces` (a property, None here: any): the moves a
+      weaker target may replace, as an int32 mask over the moves;
 
     and implements the cdef methods. The component passes settings through
     as `options`; an unknown one is a ValueError listing the valid ones.
@@ -223,6 +225,10 @@ cdef class TransitionSystem:
     @property
     def weak_target_prob(self):
         return 0.0
+
+    @property
+    def weak_target_replaces(self):
+        return None
 
     @property
     def uses_static_oracle(self):

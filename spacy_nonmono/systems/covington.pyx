@@ -15,6 +15,8 @@ wrong label. A move's cost is the loss difference it causes.
 """
 from .base cimport (INVALID_COST, StateC, GoldC, TransitionSystem, ParseState, copy_state,
                    token_row, label_error)
+import numpy
+
 from .base import Option, probability
 from ..graph.algorithms cimport weak_components, has_path, count_cycles_single_head
 
@@ -123,6 +125,16 @@ cdef class Covington(TransitionSystem):
     @property
     def weak_target_prob(self):
         return self.options["scan_explore_prob"]
+
+    @property
+    def weak_target_replaces(self):
+        """Scan exploration replaces only Shift, the move that ends a scan:
+        a zero-cost arc chosen at the tie (common in covington_nm, where a
+        wrong arc that a later one can replace costs 0) is followed, so
+        training still visits the states after the model's own arcs."""
+        mask = numpy.zeros(self.n_moves, dtype=numpy.int32)
+        mask[self.move_of(SHIFT, -1)] = 1
+        return mask
 
     def describe(self, ParseState state):
         return {"focus": (focus(state.c).i, focus(state.c).j)}
