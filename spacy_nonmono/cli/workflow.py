@@ -71,6 +71,12 @@ SYSTEMS.update({
     "swap_stay_eager-dynamic": ("covington.cfg", {
         "components.nonmono_parser.system": "swap_stay_eager",
         "components.nonmono_parser.oracle": "dynamic"}),
+    # Exploration halved: half the training states follow the oracle (its
+    # costs ignore word order, so they are least reliable far off the gold path).
+    "swap_stay_eager-dynamic+follow50": ("covington.cfg", {
+        "components.nonmono_parser.system": "swap_stay_eager",
+        "components.nonmono_parser.oracle": "dynamic",
+        "components.nonmono_parser.follow_oracle_prob": "0.5"}),
     # The 13-slot context (system option context="wide").
     "swap_stay_eager-dynamic+wide": ("covington.cfg", {
         "components.nonmono_parser.system": "swap_stay_eager",
