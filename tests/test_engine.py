@@ -40,7 +40,7 @@ def test_system_defaults_and_options():
     covington = get_system("covington")(labels=["a"])
     assert covington.oracle == "dynamic"
     assert covington.options == {"loss": "exact", "tie_break": "weighted", "no_arc_weight": 0.9,
-                                  "scan_explore_prob": 0.75}
+                                  "scan_explore_prob": 0.75, "scan_explore_replaces": "any"}
     nm = get_system("covington_nm")(labels=["a"], loss="upper")
     assert nm.options["loss"] == "upper" and nm.loss_name == "upper"
     assert get_system("covington_nm")(labels=["a"]).loss_name == "lower"
@@ -49,7 +49,7 @@ def test_system_defaults_and_options():
         get_system("covington")(labels=["a"], loss="upper")
     with pytest.raises(ValueError, match=r"System 'covington_nm' takes no option 'strategy'; "
                                          r"its options are: 'loss', 'tie_break', 'no_arc_weight', "
-                                         r"'scan_explore_prob', "
+                                         r"'scan_explore_prob', 'scan_explore_replaces', "
                                          r"'replace_tie_break'"):
         get_system("covington_nm")(labels=["a"], strategy="x")
     with pytest.raises(ValueError, match="Unknown oracle 'exploring'"):

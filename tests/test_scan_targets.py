@@ -194,6 +194,11 @@ def test_tie_break_options():
     assert Covington(labels=LABELS).options["no_arc_weight"] == 0.9
     assert Covington(labels=LABELS).options["scan_explore_prob"] == 0.75
     assert CovingtonNM(labels=LABELS).options["scan_explore_prob"] == 0.0
+    assert Covington(labels=LABELS).weak_target_replaces is None      # "any" least-cost move
+    shift_only = Covington(labels=LABELS, scan_explore_replaces="shift").weak_target_replaces
+    assert shift_only.tolist() == [int(name == "S") for name in Covington(labels=LABELS).move_names]
+    with pytest.raises(ValueError, match="scan_explore_replaces"):
+        Covington(labels=LABELS, scan_explore_replaces="arcs")
     with pytest.raises(ValueError, match="Invalid scan_explore_prob 1.5"):
         Covington(labels=LABELS, scan_explore_prob=1.5)
     assert CovingtonNM(labels=LABELS).options["no_arc_weight"] == 0.75
@@ -289,6 +294,7 @@ def test_scan_explore_replaces_only_shift_in_covington_nm():
     parser = nlp.get_pipe("nonmono_parser")
     system = parser.moves
     shift, no_arc = system.move_id("S"), system.move_id("N")
+    assert system.options["scan_explore_replaces"] == "shift"       # covington_nm's default
     assert system.weak_target_replaces.tolist() == [int(m == shift) for m in range(system.n_moves)]
     step = parser.model.get_ref("step")
     rng = numpy.random.default_rng(0)

@@ -97,6 +97,9 @@ TIE_BREAK_VARIANTS = {
     "weighted95": {"tie_break": "weighted", "no_arc_weight": 0.95},
     # Training follows No-Arc at the tie 3 times in 4 (covington's default).
     "scan75": {"tie_break": "weighted", "scan_explore_prob": 0.75},
+    # ... replacing only Shift (covington_nm's default rule; covington's is "any").
+    "scan75shift": {"tie_break": "weighted", "scan_explore_prob": 0.75,
+                    "scan_explore_replaces": "shift"},
     # ... at every tie: training visits every state of the full scan.
     "scan100": {"tie_break": "weighted", "scan_explore_prob": 1.0},
 }

@@ -151,7 +151,7 @@ cdef class CovingtonNM(Covington):
     option_specs = {
         "loss": Option("lower", choices=LOSS_NAMES,
                        doc="the oracle's loss expression: lower, pc_upper or upper bound"),
-        **training_options(0.75, 0.0),
+        **training_options(0.75, 0.0, "shift"),
         "replace_tie_break": Option("weighted", choices=REPLACE_TIE_BREAKS,
                                     doc="training target of zero-cost arc moves that replace "
                                     "a wrong arc by another wrong arc"),
