@@ -16,7 +16,10 @@ import sys
 from pathlib import Path
 
 import pytest
+import spacy
 from hypothesis import HealthCheck, settings
+from spacy.tokens import DocBin
+from spacy.training.converters import conllu_to_docs
 
 # Make the pure-Python references in tests/ importable as plain modules.
 TESTS_DIR = Path(__file__).resolve().parent
@@ -112,3 +115,66 @@ def ud_sentences():
     if not sents:
         pytest.skip(f"No UD training data under {ud_dir()} (set SPACY_NONMONO_UD_DIR).")
     return sents
+
+
+# -- pipelines on the shipped sample ---------------------------------------------
+
+ROOT = Path(__file__).resolve().parents[1]
+SAMPLE = ROOT / "assets" / "sample"
+
+SMALL_MODEL = {
+    "@architectures": "spacy_nonmono.NonMonoParserModel.v1",
+    "hidden_width": 32,
+    "maxout_pieces": 2,
+    "tok2vec": {
+        "@architectures": "spacy.HashEmbedCNN.v2",
+        "pretrained_vectors": None,
+        "width": 32,
+        "depth": 2,
+        "embed_size": 500,
+        "window_size": 1,
+        "maxout_pieces": 2,
+        "subword_features": True,
+    },
+}
+
+
+def sample_docs(split, n_sents_per_doc=1, limit=None):
+    """Gold docs of the shipped sample, in an English vocab (the lexical
+    features the model reads come from the vocab, so training and parsing
+    must use the same kind of vocab)."""
+    text = (SAMPLE / f"en_ewt-sample-{split}.conllu").read_text(encoding="utf8")
+    docs = list(conllu_to_docs(text, n_sents=n_sents_per_doc, no_print=True))[:limit]
+    return list(DocBin(docs=docs).get_docs(spacy.blank("en").vocab))
+
+
+def tree_ok(doc):
+    """Every sentence has one root, heads stay in the sentence, no cycles."""
+    for sent in doc.sents:
+        roots = [t for t in sent if t.head.i == t.i]
+        assert len(roots) == 1
+        for t in sent:
+            assert sent.start <= t.head.i < sent.end
+            seen, v = set(), t
+            while v.head.i != v.i:
+                assert v.i not in seen
+                seen.add(v.i)
+                v = v.head
+    return True
+
+
+def make_nlp(**config):
+    nlp = spacy.blank("en")
+    nlp.add_pipe("nonmono_parser", config={"model": SMALL_MODEL, **config})
+    return nlp
+
+
+def train(nlp, examples, epochs):
+    optimizer = nlp.initialize(lambda: examples)
+    history = []
+    for _ in range(epochs):
+        losses = {}
+        for start in range(0, len(examples), 8):
+            nlp.update(examples[start : start + 8], sgd=optimizer, losses=losses)
+        history.append(losses["nonmono_parser"])
+    return history

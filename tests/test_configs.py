@@ -1,12 +1,19 @@
-"""The shipped training configs choose model-best by the same dev metric,
-so that every pipeline of a comparison is selected alike."""
+"""The shipped training configs: filled, accepted by `spacy debug config` and
+`spacy debug data` as shipped, selecting model-best by the same dev metric;
+and `init-config`, which makes such a config for another system."""
+import subprocess
+import sys
 
+import pytest
+from spacy.tokens import DocBin
 from spacy.util import load_config, load_model_from_config
 
-from spacy_nonmono.configs import config_path
+from conftest import ROOT, sample_docs
+from spacy_nonmono.configs import config_path, config_text, fill, filled_config
 from spacy_nonmono.pipeline.parser import parser_score
 
 SELECTION = {"dep_las_punct": 0.5, "dep_uas_punct": 0.5}
+SHIPPED = ["nonmono_parser.cfg", "spacy_parser.cfg"]
 
 
 def selection_weights(name):
@@ -15,7 +22,7 @@ def selection_weights(name):
 
 
 def test_both_configs_select_by_dev_uas_las_with_punctuation():
-    assert selection_weights("covington.cfg") == SELECTION
+    assert selection_weights("nonmono_parser.cfg") == SELECTION
     assert selection_weights("spacy_parser.cfg") == SELECTION
 
 
@@ -26,5 +33,96 @@ def test_spacy_parser_is_scored_by_our_scorer():
         "@scorers": "spacy_nonmono.parser_scorer.v1"}
     nlp = load_model_from_config(config, auto_fill=True, validate=True)
     assert nlp.get_pipe("parser").scorer is parser_score
-    covington = load_model_from_config(load_config(config_path("covington.cfg")), auto_fill=True)
-    assert covington.get_pipe("nonmono_parser").scorer is parser_score
+    ours = load_model_from_config(load_config(config_path("nonmono_parser.cfg")), auto_fill=True)
+    assert ours.get_pipe("nonmono_parser").scorer is parser_score
+
+
+def test_default_config_is_the_components_defaults():
+    """nonmono_parser.cfg sets nothing the component would not choose itself
+    (so it breaks no other system given on the command line)."""
+    component = load_config(config_path("nonmono_parser.cfg"))["components"]["nonmono_parser"]
+    assert component["system"] == "covington_nm"
+    assert component["oracle"] is None and component["projectivize"] is None
+    assert dict(component["system_options"]) == {}
+
+
+@pytest.mark.parametrize("name", SHIPPED)
+def test_shipped_configs_are_filled(name):
+    config = load_config(config_path(name), interpolate=False)
+    assert fill(config) == config
+    # The top-level configs/ are links to the packaged files.
+    assert (ROOT / "configs" / name).resolve() == config_path(name)
+
+
+@pytest.fixture(scope="module")
+def corpora(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("corpora")
+    DocBin(docs=sample_docs("train", n_sents_per_doc=5, limit=20)).to_disk(folder / "train.spacy")
+    DocBin(docs=sample_docs("dev", limit=10)).to_disk(folder / "dev.spacy")
+    return ["--paths.train", str(folder / "train.spacy"), "--paths.dev", str(folder / "dev.spacy")]
+
+
+def spacy_cli(*args, cwd):
+    return subprocess.run([sys.executable, "-m", "spacy", *map(str, args)], capture_output=True,
+                          text=True, cwd=cwd)
+
+
+@pytest.mark.parametrize("name", SHIPPED)
+@pytest.mark.parametrize("command", ["config", "data"])
+def test_spacy_debug_accepts_shipped_configs(name, command, corpora, tmp_path):
+    result = spacy_cli("debug", command, ROOT / "configs" / name, *corpora, cwd=tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def nonmono_cli(*args, cwd):
+    return subprocess.run([sys.executable, "-m", "spacy_nonmono", *map(str, args)],
+                          capture_output=True, text=True, cwd=cwd)
+
+
+def test_init_config_writes_a_filled_config_spacy_accepts(corpora, tmp_path):
+    out = nonmono_cli("init-config", "la.cfg", "--system", "swap_stay_eager", "--oracle",
+                      "nonstatic", "--lang", "la", "--option", "shift_probability=0.5",
+                      "--option", 'context="wide"', cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    config = load_config(tmp_path / "la.cfg", interpolate=False)
+    assert fill(config) == config
+    component = config["components"]["nonmono_parser"]
+    assert (component["system"], component["oracle"], config["nlp"]["lang"]) == \
+        ("swap_stay_eager", "nonstatic", "la")
+    assert dict(component["system_options"]) == {"shift_probability": 0.5, "context": "wide"}
+    # Everything else is the packaged config's.
+    base = load_config(config_path("nonmono_parser.cfg"), interpolate=False)
+    assert config["training"] == base["training"] and config["corpora"] == base["corpora"]
+    result = spacy_cli("debug", "config", tmp_path / "la.cfg", *corpora, cwd=tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_config_text_round_trips():
+    config = filled_config(system="covington", system_options={"no_arc_weight": 0.8})
+    text = config_text(config, header="a header\nof two lines")
+    assert text.startswith("# a header\n# of two lines\n\n[paths]\n")
+    from thinc.api import Config
+
+    assert Config().from_str(text, interpolate=False) == config
+
+
+@pytest.mark.parametrize("args,message", [
+    (["--system", "nope"], "Unknown transition system 'nope'. Known transition systems: "),
+    (["--option", "loss=bad"], "Unknown loss 'bad' (system option 'loss' of 'covington_nm')"),
+    (["--system", "arc_eager", "--option", "loss=upper"],
+     "System 'arc_eager' takes no option 'loss' (in system_options); it takes no options."),
+    (["--oracle", "psychic"], "Unknown oracle 'psychic'"),
+    (["--option", "loss"], "--option takes KEY=VALUE, not 'loss'"),
+    (["--lang", "qq"], "Can't import language qq"),
+])
+def test_init_config_errors(args, message, tmp_path):
+    out = nonmono_cli("init-config", "x.cfg", *args, cwd=tmp_path)
+    assert out.returncode == 2
+    assert out.stderr.startswith("error: ") and message in out.stderr, out.stderr
+    assert len(out.stderr.strip().splitlines()) == 1
+    assert not (tmp_path / "x.cfg").exists()
+
+
+def test_init_config_checks_the_output_path(tmp_path):
+    out = nonmono_cli("init-config", "missing/x.cfg", cwd=tmp_path)
+    assert out.returncode == 2 and "folder missing does not exist" in out.stderr

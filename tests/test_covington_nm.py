@@ -340,7 +340,7 @@ def test_johnson_on_known_graphs():
 
 def test_loss_names_are_checked():
     assert get_system("covington_nm")(labels=LABELS, loss="pc_upper").loss_name == "pc_upper"
-    assert get_system("covington_nm")(labels=LABELS).loss_name == "lower"
+    assert get_system("covington_nm")(labels=LABELS).loss_name == "upper"
     with pytest.raises(ValueError, match="Unknown loss 'uper'.*'lower', 'pc_upper', 'upper'"):
         CovingtonNM(tie_break="none", replace_tie_break="none", labels=LABELS, loss="uper")
     with pytest.raises(ValueError, match="Unknown loss"):

@@ -17,7 +17,7 @@ from spacy_nonmono.models.step_model import TableGrad
 from spacy_nonmono.registry import get_decoder, systems
 from spacy_nonmono.systems.base import INVALID
 
-from test_pipeline import SMALL_MODEL, make_nlp, sample_docs, train, tree_ok
+from conftest import SMALL_MODEL, make_nlp, sample_docs, train, tree_ok
 
 TOY_DIR = Path(__file__).resolve().parent / "toy_system"
 
@@ -43,15 +43,19 @@ def test_system_defaults_and_options():
                                   "scan_explore_prob": 0.75, "scan_explore_replaces": "any"}
     nm = get_system("covington_nm")(labels=["a"], loss="upper")
     assert nm.options["loss"] == "upper" and nm.loss_name == "upper"
-    assert get_system("covington_nm")(labels=["a"]).loss_name == "lower"
-    with pytest.raises(ValueError, match=r"Unknown loss 'upper' for system 'covington': "
-                                         r"expected one of 'exact'"):
+    assert get_system("covington_nm")(labels=["a"]).loss_name == "upper"
+    with pytest.raises(ValueError, match=r"Unknown loss 'upper' \(system option 'loss' of "
+                                         r"'covington'\): expected one of 'exact'"):
         get_system("covington")(labels=["a"], loss="upper")
-    with pytest.raises(ValueError, match=r"System 'covington_nm' takes no option 'strategy'; "
+    with pytest.raises(ValueError, match=r"System 'covington_nm' takes no option 'strategy' \(in "
+                                         r"system_options\); "
                                          r"its options are: 'loss', 'tie_break', 'no_arc_weight', "
                                          r"'scan_explore_prob', 'scan_explore_replaces', "
                                          r"'replace_tie_break'"):
         get_system("covington_nm")(labels=["a"], strategy="x")
+    with pytest.raises(ValueError, match=r"System 'arc_eager' takes no option 'loss' \(in "
+                                         r"system_options\); it takes no options\."):
+        get_system("arc_eager")(labels=["a"], loss="upper")
     with pytest.raises(ValueError, match="Unknown oracle 'exploring'"):
         get_system("covington")(labels=["a"], oracle="exploring")
     with pytest.raises(ValueError, match="Unknown transition system 'nope'. Known transition "
@@ -61,7 +65,8 @@ def test_system_defaults_and_options():
 
 def test_component_passes_options_through():
     nlp = spacy.blank("en")
-    parser = nlp.add_pipe("nonmono_parser", config={"system": "covington_nm", "loss": "pc_upper"})
+    parser = nlp.add_pipe("nonmono_parser", config={"system": "covington_nm",
+                                                               "system_options": {"loss": "pc_upper"}})
     assert parser.moves.options["loss"] == "pc_upper" and parser.moves.oracle == "dynamic"
     with pytest.raises(ValueError, match="takes no option 'shift_prob'"):
         spacy.blank("en").add_pipe("nonmono_parser",

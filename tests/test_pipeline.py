@@ -1,74 +1,16 @@
 """End-to-end tests of the nonmono_parser component: factory, training,
 prediction on awkward inputs, serialization, configs."""
+import json
+import pickle
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 import spacy
 from spacy.tokens import Doc, DocBin
 from spacy.training import Example
-from spacy.training.converters import conllu_to_docs
 
-ROOT = Path(__file__).resolve().parents[1]
-SAMPLE = ROOT / "assets" / "sample"
-
-SMALL_MODEL = {
-    "@architectures": "spacy_nonmono.NonMonoParserModel.v1",
-    "hidden_width": 32,
-    "maxout_pieces": 2,
-    "tok2vec": {
-        "@architectures": "spacy.HashEmbedCNN.v2",
-        "pretrained_vectors": None,
-        "width": 32,
-        "depth": 2,
-        "embed_size": 500,
-        "window_size": 1,
-        "maxout_pieces": 2,
-        "subword_features": True,
-    },
-}
-
-
-def sample_docs(split, n_sents_per_doc=1, limit=None):
-    """Gold docs of the shipped sample, in an English vocab (the lexical
-    features the model reads come from the vocab, so training and parsing
-    must use the same kind of vocab)."""
-    text = (SAMPLE / f"en_ewt-sample-{split}.conllu").read_text(encoding="utf8")
-    docs = list(conllu_to_docs(text, n_sents=n_sents_per_doc, no_print=True))[:limit]
-    return list(DocBin(docs=docs).get_docs(spacy.blank("en").vocab))
-
-
-def tree_ok(doc):
-    """Every sentence has one root, heads stay in the sentence, no cycles."""
-    for sent in doc.sents:
-        roots = [t for t in sent if t.head.i == t.i]
-        assert len(roots) == 1
-        for t in sent:
-            assert sent.start <= t.head.i < sent.end
-            seen, v = set(), t
-            while v.head.i != v.i:
-                assert v.i not in seen
-                seen.add(v.i)
-                v = v.head
-    return True
-
-
-def make_nlp(**config):
-    nlp = spacy.blank("en")
-    nlp.add_pipe("nonmono_parser", config={"model": SMALL_MODEL, **config})
-    return nlp
-
-
-def train(nlp, examples, epochs):
-    optimizer = nlp.initialize(lambda: examples)
-    history = []
-    for _ in range(epochs):
-        losses = {}
-        for start in range(0, len(examples), 8):
-            nlp.update(examples[start : start + 8], sgd=optimizer, losses=losses)
-        history.append(losses["nonmono_parser"])
-    return history
+from conftest import ROOT, make_nlp, sample_docs, train, tree_ok
 
 
 @pytest.fixture(scope="module")
@@ -162,6 +104,10 @@ def test_long_sentence_windows(trained):
     assert tree_ok(doc) and len(list(doc.sents)) == 1
 
 
+def arcs(docs):
+    return [[(t.head.i, t.dep_) for t in doc] for doc in docs]
+
+
 def test_serialization_round_trip(trained, tmp_path):
     nlp, _ = trained
     docs = [Doc(nlp.vocab, words=[t.text for t in g]) for g in sample_docs("dev", limit=20)]
@@ -233,21 +179,28 @@ def test_unknown_names_are_clear_errors():
         make_nlp(system="nope")
     with pytest.raises(ValueError, match="Unknown oracle"):
         make_nlp(oracle="psychic")
-    with pytest.raises(ValueError, match="Unknown loss 'exactish'.*'pc_upper'"):
-        make_nlp(system="covington_nm", loss="exactish")
-    with pytest.raises(ValueError, match="Unknown loss 'upper' for system 'covington'"):
-        make_nlp(system="covington", loss="upper")
+    with pytest.raises(ValueError, match=r"Unknown loss 'exactish' \(system option 'loss' of "
+                                         r"'covington_nm'\): expected one of .*'pc_upper'"):
+        make_nlp(system="covington_nm", system_options={"loss": "exactish"})
+    with pytest.raises(ValueError, match=r"Unknown loss 'upper' \(system option 'loss' of "
+                                         r"'covington'\)"):
+        make_nlp(system="covington", system_options={"loss": "upper"})
+    with pytest.raises(ValueError, match=r"System 'arc_eager' takes no option 'loss' \(in "
+                                         r"system_options\); it takes no options"):
+        make_nlp(system="arc_eager", system_options={"loss": "upper"})
+    # `loss` is a system option only, not a component setting.
+    with pytest.raises(Exception, match="loss"):
+        make_nlp(system="covington_nm", loss="upper")
 
 
-@pytest.mark.parametrize("system,loss,options", [
-    ("covington_nm", "lower", {}), ("covington_nm", "pc_upper", {}), ("covington_nm", "upper", {}),
-    ("arc_eager", None, {}), ("arc_eager_nm2013", None, {}), ("arc_eager_tree", None, {}),
-    ("arc_eager_unshift", None, {}),
-    ("swap_lazy", None, {}), ("swap_stay_eager", None, {}),
-    ("swap_stay_eager", None, {"context": "wide"}),
+@pytest.mark.parametrize("system,options", [
+    ("covington", {}), ("covington_nm", {"loss": "lower"}), ("covington_nm", {"loss": "pc_upper"}),
+    ("covington_nm", {"loss": "upper"}),
+    ("arc_eager", {}), ("arc_eager_nm2013", {}), ("arc_eager_tree", {}), ("arc_eager_unshift", {}),
+    ("swap_lazy", {}), ("swap_stay_eager", {}), ("swap_stay_eager", {"context": "wide"}),
 ])
-def test_system_trains_parses_and_round_trips(system, loss, options, train_examples, tmp_path):
-    nlp = make_nlp(system=system, loss=loss, system_options=options)
+def test_system_trains_parses_and_round_trips(system, options, train_examples, tmp_path):
+    nlp = make_nlp(system=system, system_options=options)
     train(nlp, train_examples, epochs=20)
     assert uas(nlp, train_examples) > 0.6
     docs = [Doc(nlp.vocab, words=[t.text for t in g]) for g in sample_docs("dev", limit=20)]
@@ -258,11 +211,15 @@ def test_system_trains_parses_and_round_trips(system, loss, options, train_examp
     parser = loaded.get_pipe("nonmono_parser")
     assert parser.moves.name == system
     assert parser.moves.options == nlp.get_pipe("nonmono_parser").moves.options
-    if loss is not None:
-        assert parser.moves.loss_name == loss
-    again = loaded.pipe([Doc(loaded.vocab, words=[t.text for t in d]) for d in docs])
-    assert [[(t.head.i, t.dep_) for t in d] for d in again] == \
-        [[(t.head.i, t.dep_) for t in d] for d in parsed]
+    if "loss" in options:
+        assert parser.moves.loss_name == options["loss"]
+    expected = arcs(parsed)
+    assert arcs(loaded.pipe([Doc(loaded.vocab, words=[t.text for t in d]) for d in docs])) == expected
+    # Pickling (what nlp.pipe(n_process=...) does under spawn) keeps the parses.
+    unpickled = pickle.loads(pickle.dumps(loaded))
+    assert unpickled.get_pipe("nonmono_parser").moves.options == parser.moves.options
+    assert arcs(unpickled.pipe([Doc(unpickled.vocab, words=[t.text for t in d]) for d in docs])) \
+        == expected
     # Preset sentences, awkward and over-long docs, as for the default system.
     words = "The dog barked . A cat slept . Birds sing".split()
     starts = [True, False, False, False, True, False, False, False, True, False]
@@ -282,7 +239,7 @@ def test_oracle_analyses_run_on_the_sample(tmp_path):
 
     docs = sample_docs("train", limit=60)
     DocBin(docs=docs).to_disk(tmp_path / "train.spacy")
-    config = ROOT / "configs" / "covington.cfg"
+    config = ROOT / "configs" / "nonmono_parser.cfg"
     overrides = {**training_overrides(tmp_path / "train.spacy", "upper"), "training.max_steps": 10}
     result = bound_tightness(config, overrides, 2000, log=lambda line: None)
     assert result["configurations"] == 2000
@@ -290,7 +247,7 @@ def test_oracle_analyses_run_on_the_sample(tmp_path):
     assert m["lower"] <= m["exact"] <= m["pc_upper"] <= m["upper"]
     assert result["settled"] + result["unsettled"] == 2000
 
-    nlp = make_nlp(system="covington_nm", loss="upper")
+    nlp = make_nlp(system="covington_nm", system_options={"loss": "upper"})
     examples = [Example(Doc(d.vocab, words=[t.text for t in d]), d) for d in docs[:30]]
     train(nlp, examples, epochs=3)
     weights = nlp.get_pipe("nonmono_parser").model.get_ref("step").get_param("W").copy()
@@ -333,14 +290,74 @@ def test_shared_tok2vec_listener(train_examples):
     assert tree_ok(nlp(Doc(nlp.vocab, words=["The", "cat", "sat", "."])))
 
 
-@pytest.mark.parametrize("config", ["covington.cfg", "spacy_parser.cfg"])
-def test_configs_fill_and_debug(config, tmp_path):
-    corpus = tmp_path / "corpus.spacy"
-    DocBin(docs=sample_docs("dev", limit=5)).to_disk(corpus)
-    filled = tmp_path / "filled.cfg"
-    spacy_cli = [sys.executable, "-m", "spacy"]
-    subprocess.run(spacy_cli + ["init", "fill-config", str(ROOT / "configs" / config), str(filled)],
-                   check=True, capture_output=True, cwd=tmp_path)
-    subprocess.run(spacy_cli + ["debug", "config", str(filled), "--paths.train", str(corpus),
-                                "--paths.dev", str(corpus)], check=True, capture_output=True,
-                   cwd=tmp_path)
+@pytest.fixture(scope="module")
+def saved_pipeline(trained, tmp_path_factory):
+    nlp, _ = trained
+    path = tmp_path_factory.mktemp("pipeline") / "model"
+    nlp.to_disk(path)
+    return path
+
+
+def test_load_time_settings_take_effect(trained, saved_pipeline):
+    nlp, _ = trained
+    overrides = {"components": {"nonmono_parser": {"max_sentence_length": 5}}}
+    loaded = spacy.load(saved_pipeline, config=overrides)
+    parser = loaded.get_pipe("nonmono_parser")
+    assert loaded.config["components"]["nonmono_parser"]["max_sentence_length"] == 5
+    assert parser.cfg["max_sentence_length"] == 5
+    words = "The dog that the cat saw barked at the man in the park .".split()
+    assert len(parser._windows(Doc(loaded.vocab, words=words))) == 3
+    # The same parses as the trained component given the same limit.
+    original = nlp.get_pipe("nonmono_parser")
+    saved_limit = original.cfg["max_sentence_length"]
+    original.cfg["max_sentence_length"] = 5
+    try:
+        expected = arcs([nlp(Doc(nlp.vocab, words=words))])
+    finally:
+        original.cfg["max_sentence_length"] = saved_limit
+    assert arcs([loaded(Doc(loaded.vocab, words=words))]) == expected
+
+
+@pytest.mark.parametrize("overrides,message", [
+    ({"system": "covington"}, "trained with system = 'covington_nm'"),
+    ({"system": "swap_stay_eager", "system_options": {"context": "wide"}}, "trained with system"),
+])
+def test_load_time_model_settings_are_refused(saved_pipeline, overrides, message):
+    with pytest.raises(ValueError, match=message):
+        spacy.load(saved_pipeline, config={"components": {"nonmono_parser": overrides}})
+
+
+def test_load_time_context_change_is_refused(train_examples, tmp_path):
+    nlp = make_nlp(system="swap_stay_eager")
+    nlp.initialize(lambda: train_examples)
+    nlp.to_disk(tmp_path / "model")
+    wide = {"components": {"nonmono_parser": {"system_options": {"context": "wide"}}}}
+    with pytest.raises(ValueError, match="change the context the model reads"):
+        spacy.load(tmp_path / "model", config=wide)
+    # A training-only option may change: it takes effect and nlp.config says so.
+    coins = {"components": {"nonmono_parser": {"system_options": {"shift_probability": 0.5}}}}
+    loaded = spacy.load(tmp_path / "model", config=coins)
+    assert loaded.get_pipe("nonmono_parser").moves.options["shift_probability"] == 0.5
+    assert loaded.config["components"]["nonmono_parser"]["system_options"] == {"shift_probability": 0.5}
+
+
+def test_multiprocessing_under_spawn(trained, saved_pipeline, tmp_path):
+    """nlp.pipe(n_process=2) with the spawn start method (the default on
+    macOS and Windows) pickles the pipeline: same parses as one process."""
+    nlp, _ = trained
+    texts = [" ".join(t.text for t in g) for g in sample_docs("dev", limit=12)]
+    expected = arcs(nlp.pipe(texts))
+    script = (
+        "import json, multiprocessing, sys, spacy\n"
+        "if __name__ == '__main__':\n"
+        "    multiprocessing.set_start_method('spawn')\n"
+        f"    nlp = spacy.load({str(saved_pipeline)!r})\n"
+        "    texts = json.loads(sys.stdin.read())\n"
+        "    docs = nlp.pipe(texts, n_process=2, batch_size=4)\n"
+        "    print(json.dumps([[(t.head.i, t.dep_) for t in d] for d in docs]))\n"
+    )
+    (tmp_path / "spawn_pipe.py").write_text(script)
+    out = subprocess.run([sys.executable, "spawn_pipe.py"], input=json.dumps(texts), cwd=tmp_path,
+                         capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert [[tuple(a) for a in doc] for doc in json.loads(out.stdout)] == expected

@@ -1,11 +1,82 @@
 """The training configs, shipped with the package so that commands find
 them from any folder. The repository's top-level `configs/` holds symlinks
-to these files (the ones users copy), so there is one copy of each."""
+to these files (the ones users copy), so there is one copy of each.
+
+- `nonmono_parser.cfg`: the component with its defaults (the recommended
+  system, `covington_nm`);
+- `spacy_parser.cfg`: spaCy's own `parser` with the same tok2vec and
+  training settings, for comparisons.
+
+Both are shipped filled (every setting spaCy would add), so `spacy debug
+config` and `spacy debug data` accept them as they are. `filled_config`
+makes such a config for another system or language (the `init-config`
+command).
+"""
 from pathlib import Path
+from typing import Dict, Optional
+
+from thinc.api import Config
 
 CONFIG_DIR = Path(__file__).resolve().parent
+COMPONENT = "nonmono_parser"
+# The order of spaCy's own generated configs.
+SECTION_ORDER = ("paths", "system", "nlp", "components", "corpora", "training", "pretraining",
+                 "initialize")
 
 
 def config_path(name: str) -> Path:
-    """The packaged config `name` (e.g. "covington.cfg")."""
+    """The packaged config `name` (e.g. "nonmono_parser.cfg")."""
     return CONFIG_DIR / name
+
+
+def fill(config: Config) -> Config:
+    """The config with every default filled in and validated, as `spacy init
+    fill-config` makes it (a ValueError or spaCy's ConfigValidationError for
+    a bad setting)."""
+    from spacy import util
+
+    nlp = util.load_model_from_config(config, auto_fill=True, validate=False)
+    return util.load_model_from_config(nlp.config).config
+
+
+def filled_config(
+    system: Optional[str] = None,
+    oracle: Optional[str] = None,
+    lang: Optional[str] = None,
+    system_options: Optional[Dict[str, object]] = None,
+    projectivize: Optional[str] = None,
+    base: Path = config_path("nonmono_parser.cfg"),
+) -> Config:
+    """`base` (the packaged component config) with these settings of the
+    nonmono_parser component, filled. None leaves the base's setting."""
+    from spacy import util
+
+    config = util.load_config(base, interpolate=False)
+    settings = {"system": system, "oracle": oracle, "projectivize": projectivize,
+                "system_options": system_options}
+    component = config["components"][COMPONENT]
+    component.update({key: value for key, value in settings.items() if value is not None})
+    if lang is not None:
+        config["nlp"]["lang"] = lang
+    return fill(config)
+
+
+def config_text(config: Config, header: str = "") -> str:
+    """The config as text in the order of spaCy's generated configs, each
+    section followed by its subsections (thinc writes all sections of one
+    depth first), values written by thinc. `header` lines become comments at the top."""
+    blocks = []
+
+    def visit(path, section):
+        leaves = {key: value for key, value in section.items() if not isinstance(value, dict)}
+        body = Config({"s": leaves}).to_str(interpolate=False).partition("\n")[2] if leaves else ""
+        blocks.append(f"[{'.'.join(path)}]\n{body}".rstrip())
+        for key, value in section.items():
+            if isinstance(value, dict):
+                visit(path + [key], value)
+
+    rank = {key: k for k, key in enumerate(SECTION_ORDER)}
+    for key in sorted(config, key=lambda key: rank.get(key, len(rank))):
+        visit([key], config[key])
+    comments = "".join(f"# {line}".rstrip() + "\n" for line in header.splitlines())
+    return comments + ("\n" if comments else "") + "\n\n".join(blocks) + "\n"

@@ -54,9 +54,8 @@ DEFAULT_MODEL = Config().from_str(DEFAULT_MODEL_CONFIG)["model"]
     assigns=["token.dep", "token.head", "token.is_sent_start", "doc.sents"],
     default_config={
         "model": DEFAULT_MODEL,
-        "system": "covington",
+        "system": "covington_nm",
         "oracle": None,
-        "loss": None,
         "system_options": {},
         "decoding": "greedy",
         "projectivize": None,
@@ -81,7 +80,6 @@ def make_nonmono_parser(
     model: Model,
     system: str,
     oracle: Optional[str],
-    loss: Optional[str],
     system_options: Dict[str, object],
     decoding: str,
     projectivize: Optional[str],
@@ -91,16 +89,14 @@ def make_nonmono_parser(
 ):
     """A greedy transition-based dependency parser.
 
-    system: name of the transition system ("covington", ...), looked up in
+    system: name of the transition system ("covington_nm", ...), looked up in
         the `spacy_nonmono.systems` registry.
     oracle: "dynamic" (train with error exploration, costs from the dynamic
         oracle) or "static" (train on the gold sequence only); null = the
         system's default (dynamic where it has a dynamic oracle).
-    loss: the dynamic oracle's loss expression, for systems that take one
-        (covington: "exact"; covington_nm: "lower", "pc_upper" or "upper");
-        null = the system's default.
-    system_options: further settings of the system, by name; an unknown one
-        is a ValueError listing the system's options.
+    system_options: further settings of the system, by name (the dynamic
+        oracle's "loss" among them: covington_nm takes "lower", "pc_upper" or
+        "upper"); an unknown one is a ValueError listing the system's options.
     decoding: the decoder, looked up in the `spacy_nonmono.decoders`
         registry ("greedy").
     projectivize: how a projective system (the arc-eager family) learns from
@@ -123,7 +119,6 @@ def make_nonmono_parser(
         name,
         system=system,
         oracle=oracle,
-        loss=loss,
         system_options=system_options,
         decoding=decoding,
         projectivize=projectivize,
@@ -199,9 +194,8 @@ class NonMonoParser(TrainablePipe):
         model: Model,
         name: str = "nonmono_parser",
         *,
-        system: str = "covington",
+        system: str = "covington_nm",
         oracle: Optional[str] = None,
-        loss: Optional[str] = None,
         system_options: Optional[Dict[str, object]] = None,
         decoding: str = "greedy",
         projectivize: Optional[str] = None,
@@ -220,7 +214,6 @@ class NonMonoParser(TrainablePipe):
         self.cfg = {
             "system": system,
             "oracle": oracle,
-            "loss": loss,
             "system_options": dict(system_options or {}),
             "decoding": decoding,
             "projectivize": projectivize,
@@ -246,7 +239,7 @@ class NonMonoParser(TrainablePipe):
     def _set_labels(self, labels: List[str]) -> None:
         """(Re)build the transition system for these labels and size the model."""
         self.moves = get_system(self.cfg["system"])(
-            labels=labels, oracle=self.cfg["oracle"], **self.system_options())
+            labels=labels, oracle=self.cfg["oracle"], **self.cfg["system_options"])
         self.cfg["projectivize"] = resolve_projectivize(self.moves, self.cfg.get("projectivize"))
         self.cfg["labels"] = list(labels)
         set_transition_dims(self.model, self.moves.n_context, self.moves.n_moves if labels else None)
@@ -257,14 +250,6 @@ class NonMonoParser(TrainablePipe):
         setting, or the system's when it is null."""
         value = self.cfg["follow_oracle_prob"]
         return self.moves.follow_oracle_prob if value is None else value
-
-    def system_options(self) -> Dict[str, object]:
-        """The options passed to the system: `system_options` plus `loss`
-        when set (null settings leave the system's defaults)."""
-        options = dict(self.cfg["system_options"])
-        if self.cfg["loss"] is not None:
-            options["loss"] = self.cfg["loss"]
-        return options
 
     @property
     def labels(self) -> Tuple[str, ...]:
@@ -494,10 +479,28 @@ class NonMonoParser(TrainablePipe):
 
     # -- serialization ------------------------------------------------------
 
-    def _load_cfg(self, cfg: dict) -> None:
-        self.cfg.update(cfg)
-        self.decoder = get_decoder(self.cfg["decoding"])()
-        self._set_labels(self.cfg["labels"])
+    # Settings that define the trained model: they cannot differ between the
+    # saved pipeline and the config it is loaded with. Every other setting
+    # (oracle, training options, decoding, max_sentence_length...) is taken
+    # from the config, so `nlp.config` says what the component uses and
+    # `spacy.load(..., config=...)` overrides take effect.
+    MODEL_SETTINGS = ("system", "projectivize")
+
+    def _load_cfg(self, saved: dict) -> None:
+        for key in self.MODEL_SETTINGS:
+            if saved.get(key) != self.cfg[key]:
+                raise ValueError(
+                    f"[{self.name}] The pipeline was trained with {key} = {saved.get(key)!r}, "
+                    f"but its config now says {key} = {self.cfg[key]!r}: this setting defines "
+                    "the trained model and cannot change when loading. Train a new pipeline "
+                    "to use another one.")
+        self._set_labels(saved["labels"])
+        trained_context = get_system(saved["system"])(**saved.get("system_options", {})).context_names
+        if tuple(self.moves.context_names) != tuple(trained_context):
+            raise ValueError(
+                f"[{self.name}] system_options = {self.cfg['system_options']!r} change the "
+                "context the model reads (the pipeline was trained with system_options = "
+                f"{saved.get('system_options', {})!r}); they cannot change when loading.")
 
     def to_bytes(self, *, exclude=tuple()):
         serializers = {

@@ -72,13 +72,15 @@ class Option:
             return self.default
         if self.choices is not None and value not in self.choices:
             raise ValueError(
-                f"Unknown {option} {value!r} for system {system_name!r}: expected one of "
+                f"Unknown {option} {value!r} (system option {option!r} of {system_name!r}): "
+                f"expected one of "
                 f"{', '.join(repr(c) for c in self.choices)}."
             )
         if self.check is not None:
             problem = self.check(value)
             if problem:
-                raise ValueError(f"Invalid {option} {value!r} for system {system_name!r}: {problem}.")
+                raise ValueError(f"Invalid {option} {value!r} (system option {option!r} of "
+                                 f"{system_name!r}): {problem}.")
         return value
 
 
@@ -87,6 +89,11 @@ def probability(value):
     if not isinstance(value, (int, float)) or not 0.0 <= value <= 1.0:
         return "expected a number in [0, 1]"
     return None
+
+
+def rebuild_system(cls, labels, oracle, options):
+    """Unpickle a transition system (see `TransitionSystem.__reduce__`)."""
+    return cls(labels=labels, oracle=oracle, **options)
 
 
 cdef class TransitionSystem:
@@ -141,9 +148,10 @@ cdef class TransitionSystem:
             )
         unknown = sorted(set(options) - set(cls.option_specs))
         if unknown:
-            valid = ", ".join(repr(o) for o in cls.option_specs) or "none"
+            valid = (f"its options are: {', '.join(repr(o) for o in cls.option_specs)}"
+                     if cls.option_specs else "it takes no options")
             raise ValueError(
-                f"System {cls.name!r} takes no option {unknown[0]!r}; its options are: {valid}."
+                f"System {cls.name!r} takes no option {unknown[0]!r} (in system_options); {valid}."
             )
         self.options = {
             key: spec.validate(cls.name, key, options.get(key))
@@ -158,6 +166,11 @@ cdef class TransitionSystem:
         self.n_labels = len(self.labels)
         self.n_context = len(self.context_names)     # may depend on the options
         self._build_move_table()
+
+    def __reduce__(self):
+        # The move table and C arrays are rebuilt from what defines them, so
+        # a pipeline pickles (nlp.pipe(n_process=...) under spawn).
+        return (rebuild_system, (type(self), self.labels, self.oracle, self.options))
 
     def _build_move_table(self):
         table = [(k, label) for k, (_, labelled) in enumerate(type(self).kinds)

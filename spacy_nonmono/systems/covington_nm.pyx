@@ -149,7 +149,7 @@ REPLACE_TIE_BREAKS = ("none", "monotonic", "weighted")
 cdef class CovingtonNM(Covington):
     name = "covington_nm"
     option_specs = {
-        "loss": Option("lower", choices=LOSS_NAMES,
+        "loss": Option("upper", choices=LOSS_NAMES,
                        doc="the oracle's loss expression: lower, pc_upper or upper bound"),
         **training_options(0.75, 0.0, "shift"),
         "replace_tie_break": Option("weighted", choices=REPLACE_TIE_BREAKS,

@@ -1,0 +1,77 @@
+"""`init-config OUTPUT.cfg`: a filled training config for the nonmono_parser
+component with the system, oracle, system options and language you choose
+(the packaged configs/nonmono_parser.cfg with those settings), ready for
+`spacy train OUTPUT.cfg --paths.train ... --paths.dev ...`. Use "-" to print
+it. Every setting is checked the way the component checks it, so a bad name
+or option is an error here, not after training starts.
+
+Example:
+  spacy-nonmono init-config la.cfg --lang la --system arc_eager_unshift
+  spacy-nonmono init-config nm.cfg --system covington_nm --option loss=pc_upper
+"""
+import json
+import sys
+from pathlib import Path
+
+from .common import InputError, RawHelpFormatter, check_output_path
+
+
+def add_parser(commands) -> None:
+    p = commands.add_parser(
+        "init-config",
+        help="Write a filled training config for a chosen system, oracle and language.",
+        description=__doc__,
+        formatter_class=RawHelpFormatter,
+    )
+    p.add_argument("output", help='Config file to write ("-": standard output)')
+    p.add_argument("--system", default=None,
+                   help="Transition system (default: the component's, covington_nm)")
+    p.add_argument("--oracle", default=None,
+                   help="Training oracle (default: the system's, see docs/configuration.md)")
+    p.add_argument("--lang", default=None,
+                   help='Language code of the pipeline (nlp.lang; default "xx", multi-language)')
+    p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
+                   help="A system option (repeatable), e.g. loss=pc_upper or "
+                   "no_arc_weight=0.9; VALUE is read as JSON, else as a string")
+    p.add_argument("--projectivize", default=None, choices=("pseudo", "none"),
+                   help="Projective systems: how they learn from non-projective trees "
+                   "(default: pseudo)")
+    p.set_defaults(run=run)
+
+
+def parse_option(text: str):
+    key, sep, value = text.partition("=")
+    if not sep or not key.strip():
+        raise InputError(f"--option takes KEY=VALUE, not {text!r}")
+    try:
+        return key.strip(), json.loads(value)
+    except ValueError:
+        return key.strip(), value
+
+
+def run(args) -> int:
+    from ..configs import config_text, filled_config
+
+    output = None if args.output == "-" else Path(args.output)
+    if output is not None:
+        check_output_path(output, "OUTPUT")
+    options = dict(parse_option(text) for text in args.option)
+    try:
+        config = filled_config(system=args.system, oracle=args.oracle, lang=args.lang,
+                               system_options=options or None, projectivize=args.projectivize)
+    except Exception as e:   # the component's ValueErrors, spaCy's config and language errors
+        message = " ".join(str(e).split())
+        raise InputError(f"cannot make this config: {message}") from None
+    settings = config["components"]["nonmono_parser"]
+    header = (f"nonmono_parser: system {settings['system']!r}, oracle {settings['oracle']!r}, "
+              f"system_options {dict(settings['system_options'])!r}, made by "
+              f"`spacy-nonmono init-config`.\n"
+              "Train: spacy train CONFIG --output DIR --paths.train TRAIN.spacy "
+              "--paths.dev DEV.spacy")
+    text = config_text(config, header)
+    if output is None:
+        sys.stdout.write(text)
+    else:
+        output.write_text(text, encoding="utf8")
+        print(f"Wrote {output}", file=sys.stderr)
+    return 0
