@@ -2,12 +2,14 @@
 stderr, exit status 2, no traceback; and the command line's own promises
 (help and defaults of every option, --version, packaged configs).
 
-Gold problems are found before any pipeline is loaded: the evaluate cases
-give a pipeline that does not exist, so an error about the gold file shows
-that it was checked first.
+Gold problems and bad output paths are found before any pipeline is
+loaded: the evaluate cases give a pipeline that does not exist, so an error
+about the gold file or an output path shows that it was checked first.
 """
 import argparse
 import filecmp
+import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -104,7 +106,8 @@ def test_evaluate_only_invalid_gold_with_skip_is_an_error(tmp_path):
         "error: bad.conllu: no valid sentence to score (1 skipped)"]
 
 
-@pytest.mark.parametrize("kind", ["missing", "folder", "spacy_suffix", "binary"])
+@pytest.mark.parametrize("kind", ["missing", "folder", "spacy_suffix", "binary", "latin1",
+                                  "utf16"])
 def test_evaluate_not_a_conllu_file(kind, tmp_path):
     from spacy.tokens import Doc, DocBin
     from spacy.vocab import Vocab
@@ -118,10 +121,24 @@ def test_evaluate_not_a_conllu_file(kind, tmp_path):
     elif kind == "spacy_suffix":
         (tmp_path / "dev.spacy").write_bytes(docbin)
         name, fragments = "dev.spacy", ["dev.spacy: is a .spacy corpus", "CoNLL-U"]
-    else:
+    elif kind == "binary":
         (tmp_path / "dev.conllu").write_bytes(docbin)
-        name, fragments = "dev.conllu", ["dev.conllu:1: not a UTF-8 text file"]
-    assert_error(run_cli("evaluate", NO_PIPELINE, name, cwd=tmp_path), *fragments)
+        name, fragments = "dev.conllu", ["dev.conllu:1: not a UTF-8 text file",
+                                         "a .spacy corpus?"]
+    elif kind == "latin1":
+        # Text in another encoding is no binary data: say how to convert it.
+        latin1 = VALID + sentence("s2", word(1, 0, "root").replace("w1", "caf\u00e9"))
+        (tmp_path / "dev.conllu").write_bytes(latin1.encode("latin-1"))
+        name, fragments = "dev.conllu", [
+            "dev.conllu:6: not UTF-8 text (byte 0xe9 at column 6); CoNLL-U must be UTF-8",
+            "iconv -f latin1 -t utf-8"]
+    else:
+        (tmp_path / "dev.conllu").write_bytes(VALID.encode("utf-16"))
+        name, fragments = "dev.conllu", ["dev.conllu: is UTF-16 text", "iconv -f utf-16"]
+    result = run_cli("evaluate", NO_PIPELINE, name, cwd=tmp_path)
+    assert_error(result, *fragments)
+    if kind in ("latin1", "utf16"):   # text: its encoding is the problem, not binary data
+        assert "binary" not in result.stderr and ".spacy" not in result.stderr
 
 
 def test_evaluate_missing_pipeline(tmp_path):
@@ -175,7 +192,8 @@ def subcommands():
 def test_every_option_has_help_and_shows_its_default():
     parser, commands = subcommands()
     assert set(commands) == {"benchmark", "evaluate", "oracle-bounds", "oracle-timing",
-                             "arc-moves", "oracle-moves", "speed", "profile", "workflow"}
+                             "arc-moves", "oracle-moves", "speed", "profile", "workflow",
+                             "init-config"}
     for name, command in [("", parser), *commands.items()]:
         assert issubclass(command.formatter_class, argparse.ArgumentDefaultsHelpFormatter), name
         for action in command._actions:
@@ -195,13 +213,161 @@ def test_config_defaults_are_packaged_and_match_the_repository(tmp_path):
     _, commands = subcommands()
     for command in ("oracle-bounds", "oracle-timing"):
         config = commands[command].parse_args(["train.spacy"]).config
-        assert config.is_absolute() and config == CONFIG_DIR / "covington.cfg"
+        assert config.is_absolute() and config == CONFIG_DIR / "nonmono_parser.cfg"
     configs = commands["workflow"].parse_args(["train"]).configs
     assert configs == CONFIG_DIR
     packaged = sorted(p.name for p in CONFIG_DIR.glob("*.cfg"))
-    assert packaged == ["covington.cfg", "spacy_parser.cfg"]
+    assert packaged == ["nonmono_parser.cfg", "spacy_parser.cfg"]
     assert sorted(p.name for p in (ROOT / "configs").glob("*.cfg")) == packaged
     for name in packaged:
         top = ROOT / "configs" / name
         assert top.resolve() == (CONFIG_DIR / name).resolve() or \
             filecmp.cmp(top, CONFIG_DIR / name, shallow=False), name
+
+
+# -- output paths -----------------------------------------------------------
+
+# name -> (evaluate's output options, fragments of the message); run in a
+# folder with gold.conllu and a folder out/.
+OUTPUT_ERRORS = {
+    "output_folder_missing": (["--output", "nowhere/pred.conllu"],
+                              ["--output nowhere/pred.conllu: folder nowhere does not exist"]),
+    "json_folder_missing": (["--json", "nowhere/scores.json"],
+                            ["--json nowhere/scores.json: folder nowhere does not exist"]),
+    "json_is_a_folder": (["--json", "out"], ["--json out: is a folder; give a file path"]),
+    "parent_is_a_file": (["--json", "gold.conllu/scores.json"],
+                         ["--json gold.conllu/scores.json: gold.conllu is not a folder"]),
+    "output_is_the_gold": (["--output", "gold.conllu"],
+                           ["--output gold.conllu: is an input of this command"]),
+    "same_file_twice": (["--output", "out/x", "--json", "out/../out/x"],
+                        ["--output and --json name the same file"]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(OUTPUT_ERRORS))
+def test_evaluate_checks_output_paths_first(name, tmp_path):
+    """Before the pipeline loads (it does not exist here), so before any parse."""
+    options, fragments = OUTPUT_ERRORS[name]
+    (tmp_path / "gold.conllu").write_text(VALID, encoding="utf8")
+    (tmp_path / "out").mkdir()
+    assert_error(run_cli("evaluate", NO_PIPELINE, "gold.conllu", *options, cwd=tmp_path),
+                 *fragments)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["gold.conllu", "out"]
+    assert (tmp_path / "gold.conllu").read_text(encoding="utf8") == VALID
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root may write anywhere")
+def test_evaluate_output_folder_not_writable(tmp_path):
+    (tmp_path / "gold.conllu").write_text(VALID, encoding="utf8")
+    (tmp_path / "locked").mkdir(mode=0o500)
+    assert_error(run_cli("evaluate", NO_PIPELINE, "gold.conllu", "--json", "locked/s.json",
+                         cwd=tmp_path), "--json locked/s.json: folder locked is not writable")
+
+
+def test_other_commands_check_output_paths_first(tmp_path):
+    """The oracle commands share the check: nothing is computed (no training
+    corpus even exists for the training commands) and no folder is created."""
+    (tmp_path / "gold.conllu").write_text(VALID, encoding="utf8")
+    missing = "--output nowhere/x.json: folder nowhere does not exist"
+    for command in (["oracle-moves", "gold.conllu"], ["oracle-timing", "train.spacy"],
+                    ["arc-moves", NO_PIPELINE, "dev.spacy"]):
+        assert_error(run_cli(*command, "--output", "nowhere/x.json", cwd=tmp_path), missing)
+    assert_error(run_cli("oracle-moves", "gold.conllu", "--output", "gold.conllu", cwd=tmp_path),
+                 "--output gold.conllu: is an input of this command")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["gold.conllu"]
+
+
+def test_oracle_timing_checks_losses_before_training(tmp_path):
+    assert_error(run_cli("oracle-timing", "train.spacy", "--losses", "lower,uper", cwd=tmp_path),
+                 "--losses takes comma-separated losses from lower, pc_upper, upper",
+                 "'lower,uper'")
+
+
+# -- pipelines ----------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def parser_pipeline(tmp_path_factory):
+    """A nonmono_parser pipeline, initialized but not trained: it parses
+    every sentence into a tree, which is all these tests need, in a second."""
+    import spacy
+    from spacy.tokens import Doc
+    from spacy.training import Example
+
+    nlp = spacy.blank("en")
+    nlp.add_pipe("nonmono_parser")
+    gold = Doc(nlp.vocab, words=["w1", "w2"], heads=[1, 1], deps=["dep", "root"])
+    nlp.initialize(lambda: [Example(Doc(nlp.vocab, words=["w1", "w2"]), gold)])
+    path = tmp_path_factory.mktemp("pipeline") / "parser"
+    nlp.to_disk(path)
+    return path
+
+
+@pytest.mark.parametrize("command,components", [("evaluate", []), ("speed", ["sentencizer"])])
+def test_pipeline_without_parser(command, components, tmp_path):
+    """Said right after loading, not as "N roots" after the parse."""
+    import spacy
+
+    nlp = spacy.blank("en")
+    for name in components:
+        nlp.add_pipe(name)
+    nlp.to_disk(tmp_path / "blank")
+    (tmp_path / "gold.conllu").write_text(VALID, encoding="utf8")
+    args = (["evaluate", "blank", "gold.conllu", "--json", "s.json"] if command == "evaluate"
+            else ["speed", "blank", "--gold", "gold.conllu", "--runs", "1"])
+    assert_error(run_cli(*args, cwd=tmp_path),
+                 f"blank has no dependency parser (components: {', '.join(components) or 'none'})",
+                 "this needs a trained pipeline with nonmono_parser or spaCy's parser")
+    assert not (tmp_path / "s.json").exists()
+
+
+def run_with_stdout_closed(args, cwd):
+    """Run a command whose stdout reader is gone before it writes (as when
+    `| head` has read its lines): its exit status and stderr."""
+    with open(cwd / "stderr", "w+") as stderr:
+        process = subprocess.Popen([sys.executable, "-m", "spacy_nonmono", *map(str, args)],
+                                   stdout=subprocess.PIPE, stderr=stderr, cwd=cwd)
+        process.stdout.close()
+        status = process.wait(timeout=120)
+        stderr.seek(0)
+        return status, stderr.read()
+
+
+def test_evaluate_into_a_closed_pipe_writes_its_files(parser_pipeline, tmp_path):
+    """The files come before the table, and the broken pipe ends the command
+    quietly (exit status 1, no traceback, no "Exception ignored")."""
+    (tmp_path / "gold.conllu").write_text(VALID * 3, encoding="utf8")
+    for attempt in range(2):
+        for name in ("scores.json", "pred.conllu"):
+            (tmp_path / name).unlink(missing_ok=True)
+        status, stderr = run_with_stdout_closed(
+            ["evaluate", parser_pipeline, "gold.conllu", "--json", "scores.json",
+             "--output", "pred.conllu"], tmp_path)
+        assert (status, stderr) == (1, ""), attempt
+        assert json.loads((tmp_path / "scores.json").read_text())["words"] == 6
+        assert len((tmp_path / "pred.conllu").read_text().strip().split("\n\n")) == 3
+
+
+def test_evaluate_into_head(parser_pipeline, tmp_path):
+    """`| head -1` as users type it: the first line of the table, the JSON
+    complete, nothing on stderr, whether or not the table was sent before
+    head left."""
+    (tmp_path / "gold.conllu").write_text(VALID, encoding="utf8")
+    for attempt in range(3):
+        (tmp_path / "scores.json").unlink(missing_ok=True)
+        result = subprocess.run(
+            ["bash", "-c", f'"{sys.executable}" -m spacy_nonmono evaluate "{parser_pipeline}" '
+             'gold.conllu --json scores.json | head -1; exit "${PIPESTATUS[0]}"'],
+            capture_output=True, text=True, cwd=tmp_path)
+        assert result.returncode in (0, 1) and result.stderr == "", (attempt, result)
+        assert result.stdout.split() == ["UAS", "LAS", "words"]
+        assert json.loads((tmp_path / "scores.json").read_text())["words"] == 2
+
+
+def test_oracle_moves_into_a_closed_pipe_writes_its_json(tmp_path):
+    """The other commands end the same way and write their files first too."""
+    (tmp_path / "gold.conllu").write_text(VALID, encoding="utf8")
+    status, stderr = run_with_stdout_closed(
+        ["oracle-moves", "gold.conllu", "--output", "moves.json"], tmp_path)
+    assert (status, stderr) == (1, "")
+    assert set(json.loads((tmp_path / "moves.json").read_text())) == {
+        "gold/swap_lazy", "gold/swap_stay_eager"}

@@ -127,3 +127,22 @@ def test_byte_order_mark_and_crlf_are_read(gold_path, tmp_path):
     path.write_bytes(b"\xef\xbb\xbf" + GOLD.replace("\n", "\r\n").encode("utf8"))
     assert [gold_tree(s) for s in read_conllu(path)] == \
         [gold_tree(s) for s in read_conllu(gold_path)]
+
+
+@pytest.mark.parametrize("data,problem,line", [
+    # Latin-1 text: an encoding to convert, located to the byte.
+    ("# sent_id = 1\n1\tni\u00f1o\t_\t_\t_\t_\t0\troot\t_\t_\n\n".encode("latin-1"),
+     "not UTF-8 text (byte 0xf1 at column 5); CoNLL-U must be UTF-8: convert it", 2),
+    # Binary data: NUL bytes; control bytes that no text has; a zlib header
+    # (a .spacy corpus) even without either.
+    (b"# sent_id = 1\n\x00\x01", "not a UTF-8 text file (binary data; a .spacy corpus?)", 2),
+    (b"\xff\x01\x02abc", "not a UTF-8 text file (binary data; a .spacy corpus?)", 1),
+    (b"\x78\x9c\xeb\xe5abc", "not a UTF-8 text file (binary data; a .spacy corpus?)", 1),
+    ("# sent_id = 1\n".encode("utf-16"), "is UTF-16 text; CoNLL-U must be UTF-8", None),
+])
+def test_text_that_is_not_utf8_and_binary_data(data, problem, line, tmp_path):
+    path = tmp_path / "gold.conllu"
+    path.write_bytes(data)
+    with pytest.raises(ConlluError) as error:
+        read_conllu(path)
+    assert error.value.problem.startswith(problem) and error.value.line == line

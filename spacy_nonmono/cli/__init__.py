@@ -3,7 +3,10 @@
 Exit status: 0 on success; 2, with one `error: ...` line on stderr, for bad
 arguments (argparse) and bad input: a gold file that is not valid CoNLL-U or
 not a tree, a missing pipeline, a .spacy corpus where CoNLL-U is needed and
-the other way round.
+the other way round, an output path whose folder does not exist, a pipeline
+without a parser. A reader that closes stdout early (`... | head`) ends a
+command quietly with exit status 1, as Python's own SIGPIPE recipe does; the
+commands write their files before their final report, so those are complete.
 """
 import argparse
 import os
@@ -17,7 +20,7 @@ PROG = "spacy-nonmono"
 
 def build_parser(prog: str = PROG) -> argparse.ArgumentParser:
     from .. import __version__
-    from . import benchmark, evaluate, oracle, profile, speed, workflow
+    from . import benchmark, evaluate, init_config, oracle, profile, speed, workflow
 
     parser = argparse.ArgumentParser(
         prog=prog,
@@ -27,7 +30,7 @@ def build_parser(prog: str = PROG) -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"spacy-nonmono {__version__}")
     commands = parser.add_subparsers(dest="command", required=True)
-    for module in (benchmark, evaluate, oracle, profile, speed, workflow):
+    for module in (benchmark, evaluate, init_config, oracle, profile, speed, workflow):
         module.add_parser(commands)
     return parser
 
@@ -40,10 +43,27 @@ def main(argv=None, prog: Optional[str] = None) -> int:
     prog = prog or os.path.basename(sys.argv[0] or "") or PROG
     args = build_parser(prog).parse_args(argv)
     try:
-        return args.run(args) or 0
+        status = args.run(args) or 0
+        # A closed stdout is met here rather than in the interpreter's flush
+        # at exit, which would print an "Exception ignored" traceback.
+        sys.stdout.flush()
+        return status
     except (InputError, ConlluError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
+    except BrokenPipeError:
+        silence_stdout()
+        return 1
+
+
+def silence_stdout() -> None:
+    """After a BrokenPipeError on stdout: send what is still buffered, and
+    anything written later, to os.devnull, so that the interpreter's flush at
+    exit does not fail again (docs.python.org/3/library/signal.html, "Note on
+    SIGPIPE")."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
 
 
 if __name__ == "__main__":

@@ -7,8 +7,10 @@ Bad arguments and bad input files end a command with one line on stderr,
 traceback.
 """
 import argparse
+import os
 import sys
 from pathlib import Path
+from typing import Dict, Iterable, Optional
 
 
 class InputError(Exception):
@@ -35,6 +37,67 @@ def load_pipeline(name):
         return spacy.load(name)
     except (OSError, ValueError) as e:
         raise InputError(f"cannot load pipeline {name}: {str(e).strip()}") from None
+
+
+def load_parser_pipeline(name):
+    """load_pipeline for commands that parse: a pipeline without a dependency
+    parser is an InputError here, right after loading, rather than nonsense
+    later (unparsed docs, where every word is its own root)."""
+    nlp = load_pipeline(name)
+    if not any(assigns_dependencies(nlp, component) for component in nlp.pipe_names):
+        disabled = f"; disabled: {', '.join(nlp.disabled)}" if nlp.disabled else ""
+        raise InputError(
+            f"{name} has no dependency parser (components: "
+            f"{', '.join(nlp.pipe_names) or 'none'}{disabled}); this needs a trained "
+            "pipeline with nonmono_parser or spaCy's parser")
+    return nlp
+
+
+def assigns_dependencies(nlp, component: str) -> bool:
+    """Whether a pipeline component sets token.dep: its factory declares so,
+    or it is a parser of spaCy or of this package (whatever the declaration
+    of the factory that made it)."""
+    from spacy.pipeline import DependencyParser
+
+    from ..pipeline.parser import NonMonoParser
+
+    return ("token.dep" in nlp.get_pipe_meta(component).assigns
+            or isinstance(nlp.get_pipe(component), (DependencyParser, NonMonoParser)))
+
+
+def check_output_paths(outputs: Dict[str, Optional[Path]], inputs: Iterable[Path] = ()) -> None:
+    """The files a command will write, by option (None: not asked for), checked
+    before any work, so that a bad path costs no parse or training and loses
+    no results: each must be a writable file path in an existing folder (none
+    is created: a mistyped folder is more likely than a wanted new one), no
+    two options may name the same file, and none may be one of the inputs,
+    which writing it would destroy."""
+    given = {option: path for option, path in outputs.items() if path is not None}
+    for option, path in given.items():
+        check_output_path(path, option)
+    seen = {}
+    for option, path in given.items():
+        same = seen.setdefault(path.resolve(), option)
+        if same != option:
+            raise InputError(f"{same} and {option} name the same file {path}")
+    inputs = {Path(source).resolve() for source in inputs}
+    for option, path in given.items():
+        if path.resolve() in inputs:
+            raise InputError(f"{option} {path}: is an input of this command; writing it "
+                             "would overwrite it")
+
+
+def check_output_path(path: Path, option: str) -> None:
+    """One output file (see check_output_paths)."""
+    folder = path.parent
+    if path.is_dir():
+        raise InputError(f"{option} {path}: is a folder; give a file path")
+    if not folder.is_dir():
+        raise InputError(f"{option} {path}: folder {folder} does not exist"
+                         if not folder.exists() else f"{option} {path}: {folder} is not a folder")
+    if not os.access(path if path.exists() else folder, os.W_OK):
+        raise InputError(f"{option} {path}: not writable" if path.exists() else
+                         f"{option} {path}: folder {folder} is not writable")
 
 
 def check_spacy_corpus(path: Path) -> Path:

@@ -2,7 +2,7 @@
 import json
 from pathlib import Path
 
-from .common import HelpFormatter, load_pipeline, warn
+from .common import HelpFormatter, check_output_paths, load_parser_pipeline, warn
 
 
 def add_parser(commands) -> None:
@@ -29,13 +29,17 @@ def add_parser(commands) -> None:
 def run(args) -> int:
     from ..evaluation import evaluate_sentences, read_gold
 
-    # The gold file first: its errors are no reason to wait for a pipeline to load.
+    # Output paths and the gold file first: their errors are no reason to
+    # wait for a pipeline to load, let alone for a parse.
+    check_output_paths({"--output": args.output, "--json": args.json}, inputs=[args.gold])
     sentences, skipped = read_gold(args.gold, skip_invalid=args.skip_invalid)
     for error in skipped:
         warn(f"skipped {error}")
-    nlp = load_pipeline(args.pipeline)
+    nlp = load_parser_pipeline(args.pipeline)
     evaluation = evaluate_sentences(nlp, sentences, args.output, skipped=len(skipped))
-    print(evaluation.to_table())
+    # The files before the table: a reader that stops early (`| head`) must
+    # not cost the scores.
     if args.json:
         args.json.write_text(json.dumps(evaluation.to_dict(), indent=2))
+    print(evaluation.to_table())
     return 0

@@ -5,10 +5,13 @@ import json
 from pathlib import Path
 
 from ..configs import config_path
-from .common import HelpFormatter, InputError, check_spacy_corpus, load_pipeline
+from .common import (HelpFormatter, InputError, check_output_paths, check_spacy_corpus,
+                     load_parser_pipeline)
 
 # The paper's Table 1 averages (relative difference of each bound to the loss).
 PAPER_RELATIVE_DIFFERENCE = {"lower": 0.00355, "pc_upper": 0.00176, "upper": 0.01513}
+# The loss expressions covington_nm trains with.
+LOSSES = ("lower", "pc_upper", "upper")
 
 
 def add_parser(commands) -> None:
@@ -22,7 +25,7 @@ def add_parser(commands) -> None:
         formatter_class=HelpFormatter,
     )
     add_training_arguments(p)
-    p.add_argument("--loss", default="upper", choices=("lower", "pc_upper", "upper"),
+    p.add_argument("--loss", default="upper", choices=LOSSES,
                    help="Loss the oracle trains with (decides which states are visited)")
     p.add_argument("--transitions", type=int, default=100000,
                    help="Training transitions to analyse")
@@ -81,7 +84,7 @@ def add_parser(commands) -> None:
 def add_training_arguments(p) -> None:
     """What the commands that train covington_nm read and write."""
     p.add_argument("train", type=Path, help="Training data (.spacy)")
-    p.add_argument("--config", type=Path, default=config_path("covington.cfg"),
+    p.add_argument("--config", type=Path, default=config_path("nonmono_parser.cfg"),
                    help="Training config")
     p.add_argument("--output", type=Path, help="Write the numbers as JSON here")
 
@@ -107,32 +110,38 @@ def training_overrides(train: Path, loss: str, seed: int = 0):
     return {
         "paths.train": str(train), "paths.dev": str(train),
         "components.nonmono_parser.system": "covington_nm",
-        "components.nonmono_parser.loss": loss,
+        "components.nonmono_parser.system_options.loss": loss,
         "system.seed": seed,
     }
 
 
 def _write_json(path, data) -> None:
+    """--output, when given; its path was checked before the work
+    (check_output_paths). Commands write it before printing what it holds,
+    so that a reader who stops early (`| head`) costs no results."""
     if path:
-        path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps(data, indent=2))
 
 
 def run_timing(args) -> int:
     from ..evaluation.oracle_analysis import training_time
 
-    check_training_inputs(args)
     losses = [name.strip() for name in args.losses.split(",") if name.strip()]
+    if not losses or not set(losses) <= set(LOSSES):
+        # Before training: a typo must not surface after the first losses are timed.
+        raise InputError(f"--losses takes comma-separated losses from {', '.join(LOSSES)}, "
+                         f"not {args.losses!r}")
+    check_training_inputs(args)
     results = {}
     print("| loss | s / update | transitions | us / transition | ratio (per update) |")
     print("|---|---:|---:|---:|---:|")
     for loss in losses:
         r = training_time(args.config, training_overrides(args.train, loss), args.steps)
         results[loss] = r
+        _write_json(args.output, results)   # every loss timed so far, before its row
         ratio = r["seconds_per_step"] / results[losses[0]]["seconds_per_step"]
         print(f"| {loss} | {r['seconds_per_step']:.3f} | {r['transitions']} "
               f"| {r['microseconds_per_transition']:.1f} | {ratio:.2f} |", flush=True)
-    _write_json(args.output, results)
     return 0
 
 
@@ -165,14 +174,15 @@ def run_bounds(args) -> int:
                              max_nodes=args.max_nodes,
                              log=lambda line: print(line, flush=True))
     result["train"] = str(args.train)
+    _write_json(args.output, result)
     print(bounds_table({args.train.parent.name or str(args.train): result}))
     print(f"{result['lower_below_pc_upper']} configurations with lower < pc_upper; "
           f"mean search nodes {result['mean_search_nodes']:.1f}; {result['seconds']:.0f}s")
-    _write_json(args.output, result)
     return 0
 
 
 def check_training_inputs(args) -> None:
+    check_output_paths({"--output": args.output}, inputs=[args.train, args.config])
     check_spacy_corpus(args.train)
     if not args.config.is_file():
         raise InputError(f"{args.config}: no such config file")
@@ -216,12 +226,13 @@ def arc_move_examples(nlp, corpus: Path):
 def run_arc_moves(args) -> int:
     from ..evaluation.oracle_analysis import arc_move_effects
 
+    check_output_paths({"--output": args.output}, inputs=[args.gold])
     check_spacy_corpus(args.gold)
-    nlp = load_pipeline(args.pipeline)
+    nlp = load_parser_pipeline(args.pipeline)
     check_arc_moves_pipeline(nlp, args.pipeline)
     counts = arc_move_effects(nlp, arc_move_examples(nlp, args.gold))
-    print(arc_moves_table({(args.gold.name, args.pipeline.name): counts}))
     _write_json(args.output, counts)
+    print(arc_moves_table({(args.gold.name, args.pipeline.name): counts}))
     return 0
 
 
@@ -274,8 +285,10 @@ def run_oracle_moves(args) -> int:
             get_system(name)
         except Exception as e:
             raise InputError(str(e)) from None
+    files = gold_files(args.gold, args.ud_dir, args.treebanks)
+    check_output_paths({"--output": args.output}, inputs=files)
     results = {}
-    for path in gold_files(args.gold, args.ud_dir, args.treebanks):
+    for path in files:
         sentences, skipped = read_gold(path, skip_invalid=True)
         if skipped:
             print(f"{path}: {len(skipped)} sentences that are not trees left out", flush=True)
@@ -283,6 +296,6 @@ def run_oracle_moves(args) -> int:
         data = path.parent.name if path.parent.name else path.stem
         for name in names:
             results[(data, name)] = static_oracle_counts(name, trees)
-    print(oracle_moves_table(results))
     _write_json(args.output, {f"{d}/{s}": c for (d, s), c in results.items()})
+    print(oracle_moves_table(results))
     return 0

@@ -9,7 +9,7 @@ and annotations). The top functions by cumulative time follow.
 """
 from pathlib import Path
 
-from .common import HelpFormatter, load_pipeline
+from .common import HelpFormatter, load_parser_pipeline
 
 # (bucket, file suffix, function) of the cumulative times the summary reads.
 NONMONO = {
@@ -48,7 +48,7 @@ def run(args) -> int:
     from ..evaluation.conllu_eval import sentence_doc
 
     sentences = read_conllu(args.gold)
-    nlp = load_pipeline(args.pipeline)
+    nlp = load_parser_pipeline(args.pipeline)
     for _ in nlp.pipe([sentence_doc(nlp.vocab, s) for s in sentences[:50]]):
         pass   # warm-up
     docs = [sentence_doc(nlp.vocab, s) for s in sentences]

@@ -2,7 +2,7 @@
 from pathlib import Path
 
 from ..evaluation.speed import BATCH_SIZES
-from .common import HelpFormatter, InputError, load_pipeline, parse_batch_sizes
+from .common import HelpFormatter, InputError, load_parser_pipeline, parse_batch_sizes
 
 
 def add_parser(commands) -> None:
@@ -31,6 +31,7 @@ def run(args) -> int:
         raise InputError("give each pipeline once")
     if args.runs < 1:
         raise InputError(f"--runs must be at least 1, got {args.runs}")
+    batch_sizes = parse_batch_sizes(args.batch_sizes)
     sentences = read_conllu(args.gold)   # before loading pipelines: fail fast on bad input
     timers = {}
     for name in args.pipelines:
@@ -41,8 +42,7 @@ def run(args) -> int:
                 raise InputError(f"{name}: no such UDPipe model")
             timers[name] = UDPipeParser(name)
         else:
-            timers[name] = SpacyTimer(load_pipeline(name))
-    batch_sizes = parse_batch_sizes(args.batch_sizes)
+            timers[name] = SpacyTimer(load_parser_pipeline(name))
     print(f"{len(sentences)} sentences, {count_words(sentences)} words; {args.runs} runs "
           f"per batch size", flush=True)
     speed = measure_speed_by_batch_size(timers, sentences, batch_sizes, n_runs=args.runs,

@@ -11,6 +11,7 @@ for gold files, a sentence whose heads are not a tree raise `ConlluError`,
 which names the file, the line and the problem, so that no bad gold is
 scored silently and no traceback points at the wrong culprit.
 """
+import codecs
 import re
 from collections import Counter
 from dataclasses import dataclass, field
@@ -60,9 +61,17 @@ OTHER_ID = re.compile(r"[1-9][0-9]*-[1-9][0-9]*|[0-9]+\.[1-9][0-9]*")   # multiw
 HEAD = re.compile(r"-?[0-9]+")   # range and tree shape are checked per sentence (read_gold)
 
 
+# What tells binary data from text in another encoding, in a file that is
+# not UTF-8: the zlib header of a .spacy corpus (DocBin: compressed msgpack),
+# or control bytes that no text has (tab, line and page breaks aside).
+ZLIB_HEADERS = (b"\x78\x9c", b"\x78\xda")
+BINARY_BYTES = re.compile(rb"[\x00-\x08\x0e-\x1f]")
+
+
 def _text_lines(path: Path) -> List[str]:
-    """The lines of a UTF-8 text file; anything else is a ConlluError (a
-    .spacy corpus given where CoNLL-U is needed is the usual mistake)."""
+    """The lines of a UTF-8 text file; anything else is a ConlluError, which
+    tells text in another encoding (convert it) from binary data (a .spacy
+    corpus given where CoNLL-U is needed is the usual mistake)."""
     if not path.exists():
         raise ConlluError(path, "no such file")
     if path.is_dir():
@@ -70,15 +79,35 @@ def _text_lines(path: Path) -> List[str]:
     if path.suffix == ".spacy":
         raise ConlluError(path, "is a .spacy corpus; this needs a CoNLL-U file (.conllu)")
     data = path.read_bytes()
+    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        raise ConlluError(path, "is UTF-16 text; CoNLL-U must be UTF-8: convert it, e.g. "
+                          "with iconv -f utf-16 -t utf-8")
+    nul = data.find(b"\0")   # valid UTF-8, but never in text
+    if nul >= 0:
+        raise _binary_data(path, data, nul)
     try:
         text = data.decode("utf-8-sig")   # a byte order mark is no reason to fail
-        bad = data.find(b"\0")
     except UnicodeDecodeError as e:
-        bad = e.start
-    if bad >= 0:
-        raise ConlluError(path, "not a UTF-8 text file (binary data; a .spacy corpus?); "
-                          "this needs a CoNLL-U file", data.count(b"\n", 0, bad) + 1)
+        # Control bytes count only here: in valid UTF-8 text they are the
+        # line checks' business, which name the line.
+        control = BINARY_BYTES.search(data)
+        if control or data.startswith(ZLIB_HEADERS):
+            raise _binary_data(path, data, control.start() if control else 0) from None
+        line, column = _position(data, e.start)
+        raise ConlluError(path, f"not UTF-8 text (byte 0x{data[e.start]:02x} at column "
+                          f"{column}); CoNLL-U must be UTF-8: convert it, e.g. with "
+                          "iconv -f latin1 -t utf-8 if it is Latin-1", line) from None
     return [line.rstrip("\r") for line in text.split("\n")]
+
+
+def _binary_data(path: Path, data: bytes, offset: int) -> ConlluError:
+    return ConlluError(path, "not a UTF-8 text file (binary data; a .spacy corpus?); "
+                       "this needs a CoNLL-U file", _position(data, offset)[0])
+
+
+def _position(data: bytes, offset: int) -> Tuple[int, int]:
+    """Line and column (1-based, in bytes) of a byte offset."""
+    return data.count(b"\n", 0, offset) + 1, offset - data.rfind(b"\n", 0, offset)
 
 
 def _line_problem(columns: List[str], expected_word: int) -> Optional[str]:
