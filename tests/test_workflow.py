@@ -27,11 +27,12 @@ def cli(*args, cwd, check=True):
 
 @pytest.fixture(scope="module")
 def tiny_pipeline(tmp_path_factory):
-    """A nonmono_parser trained for a few steps on a few sample sentences."""
+    """A covington nonmono_parser (the workflow's "covington": the system's
+    defaults) trained for a few steps on a few sample sentences."""
     from test_pipeline import SMALL_MODEL, sample_docs
 
     nlp = spacy.blank("en")
-    nlp.add_pipe("nonmono_parser", config={"model": SMALL_MODEL})
+    nlp.add_pipe("nonmono_parser", config={"model": SMALL_MODEL, "system": "covington"})
     examples = [Example(Doc(nlp.vocab, words=[t.text for t in d]), d)
                 for d in sample_docs("train", limit=20)]
     optimizer = nlp.initialize(lambda: examples)
@@ -179,19 +180,19 @@ def test_workflow_evaluate_and_compare(tiny_pipeline, tmp_path):
     from spacy_nonmono.evaluation.oracle_analysis import static_oracle_transitions_per_word
 
     root = tmp_path / "bench"
-    for seed, run in ((0, "covington-dynamic"), (1, "covington-dynamic.seed1")):
+    for seed, run in ((0, "covington"), (1, "covington.seed1")):
         shutil.copytree(tiny_pipeline, root / "training" / "sample" / run / "model-best")
-    args = ["--root", root, "--systems", "covington-dynamic", "--seeds", "0,1"]
+    args = ["--root", root, "--systems", "covington", "--seeds", "0,1"]
     cli("workflow", "evaluate", *args, cwd=ROOT)
-    scores = json.loads((root / "metrics" / "sample" / "covington-dynamic.json").read_text())
+    scores = json.loads((root / "metrics" / "sample" / "covington.json").read_text())
     per_word = scores["test"]["transitions_per_word"]
     assert per_word >= 1.0
     # The speed step times the runs that have a model and says which it left out.
-    out = cli("workflow", "speed", "--root", root, "--systems", "covington-dynamic",
+    out = cli("workflow", "speed", "--root", root, "--systems", "covington",
               "--seeds", "0,1,2", "--speed-runs", "1", "--batch-sizes", "64", cwd=ROOT)
-    assert "covington-dynamic.seed2: no trained model" in out
+    assert "covington.seed2: no trained model" in out
     speed = json.loads((root / "metrics" / "sample" / "speed.json").read_text())
-    assert set(speed["words_per_second"]) == {"covington-dynamic", "covington-dynamic.seed1"}
+    assert set(speed["words_per_second"]) == {"covington", "covington.seed1"}
     out = cli("workflow", "compare", *args, cwd=ROOT)
     static = static_oracle_transitions_per_word(
         "covington", [gold_tree(s) for s in read_conllu(TEST_CONLLU)])
@@ -207,10 +208,10 @@ def test_train_skip_scored(tmp_path):
     earlier session) and trains the others."""
     root = tmp_path / "bench"
     (root / "metrics" / "sample").mkdir(parents=True)
-    (root / "metrics" / "sample" / "covington-dynamic.json").write_text("{}")
-    args = ["workflow", "train", "--root", root, "--systems", "covington-dynamic"]
+    (root / "metrics" / "sample" / "covington.json").write_text("{}")
+    args = ["workflow", "train", "--root", root, "--systems", "covington"]
     out = cli(*args, "--skip-scored", cwd=ROOT)
-    assert "covington-dynamic: scored already" in out
+    assert "covington: scored already" in out
     assert not (root / "training").exists()
     # Without the flag, or for a run without scores, it trains (here: fails
     # early, as no corpus was converted).
@@ -241,20 +242,20 @@ def test_comparison_table_and_plots(tmp_path):
     results = {
         ("tb", "spacy_parser"): [{"seed": 0, "dev": fake_scores(70), "test": fake_scores(68),
                                   "words_per_second": 1000.0, "best_words_per_second": 1200.0}],
-        ("tb", "covington-dynamic"): [{"seed": 0, "dev": fake_scores(71), "test": fake_scores(69),
+        ("tb", "covington"): [{"seed": 0, "dev": fake_scores(71), "test": fake_scores(69),
                                        "words_per_second": 900.0, "best_words_per_second": 1200.0,
                                        "transitions_per_word": 3.125}],
         ("tb", "udpipe"): [{"seed": 0, "dev": fake_scores(60), "test": fake_scores(58)}],
     }
-    systems = ["spacy_parser", "covington-dynamic", "udpipe"]
+    systems = ["spacy_parser", "covington", "udpipe"]
     # The static oracle makes 2.5 transitions per word on this treebank's test trees.
-    table = comparison_table(results, ["tb"], systems, {"tb": {"covington-dynamic": 2.5}})
+    table = comparison_table(results, ["tb"], systems, {"tb": {"covington": 2.5}})
     header, _, *rows = table.splitlines()
     # Dev chose the checkpoints: its columns say so.
     assert "| seeds | dev UAS (selection) | dev LAS (selection) | test UAS |" in header
     assert rows[0] == ("| tb | spacy_parser | 1 | 75.00 | 70.00 | 73.00 | 68.00 | 63.00 "
                        "| 68.00 (2) | ref. | ref. | ref. | 1,000 | 1.00x | 1.00x | n/a | n/a |")
-    assert rows[1] == ("| tb | covington-dynamic | 1 | 76.00 | 71.00 | 74.00 | 69.00 | 64.00 "
+    assert rows[1] == ("| tb | covington | 1 | 76.00 | 71.00 | 74.00 | 69.00 | 64.00 "
                        "| 69.00 (2) | +1.00 (tie (1 seed)) | +1.00 (tie (1 seed)) | +1.00 (tie (1 seed)) "
                        "| 900 | 0.90x | 1.00x | 3.12 | 1.25x |")
     # UDPipe is named for what it runs; without speed numbers its cells say n/a.
@@ -360,26 +361,102 @@ def test_oracle_moves_on_the_sample(tmp_path):
     assert counts["sample/covington"]["swaps"] == 0
 
 
-def test_workflow_variants_keep_the_systems_pinned_options():
-    """covington_nm-<loss> pins the full target its tables measured
-    (replace_tie_break "none"), covington-dynamic no scan exploration; a
-    variant adds its options to the pinned ones, and "+replace75" ("+scan75")
-    is the component's default."""
-    from spacy_nonmono.cli.workflow import SYSTEMS
-    from spacy_nonmono.systems.covington import Covington
-    from spacy_nonmono.systems.covington_nm import CovingtonNM
+def test_workflow_system_names():
+    """A name says what it trains: the plain system name the component's
+    defaults, "-<oracle>" another oracle, "+<variant>" settings merged onto
+    the defaults, left to right."""
+    from spacy_nonmono.cli.workflow import VARIANTS, parse_system, system_name, training_config
+    from spacy_nonmono.registry import get_system, systems
+
+    key = "components.nonmono_parser."
+    assert training_config("spacy_parser") == ("spacy_parser.cfg", {})
+    for system in systems.get_all():
+        assert training_config(system) == ("nonmono_parser.cfg", {key + "system": system})
+        assert system_name(system) == system
+    assert system_name("spacy_parser") is None and system_name("udpipe") is None
 
     def options(name):
-        return json.loads(SYSTEMS[name][1]["components.nonmono_parser.system_options"])
+        return json.loads(training_config(name)[1][key + "system_options"])
 
-    assert options("covington_nm-upper") == {"replace_tie_break": "none"}
-    assert options("covington_nm-upper+weighted90") == {
-        "replace_tie_break": "none", "tie_break": "weighted", "no_arc_weight": 0.9}
-    default = CovingtonNM(labels=["a"]).options
-    assert all(default[k] == v for k, v in options("covington_nm-upper+replace75").items())
-    assert options("covington-dynamic+none") == {"scan_explore_prob": 0.0, "tie_break": "none"}
-    # covington-dynamic pins the target before scan exploration; "+scan75" is
-    # the component's default.
-    assert options("covington-dynamic") == {"scan_explore_prob": 0.0}
-    default = Covington(labels=["a"]).options
-    assert all(default[k] == v for k, v in options("covington-dynamic+scan75").items())
+    assert training_config("swap_stay_eager-nonstatic")[1] == {
+        key + "system": "swap_stay_eager", key + "oracle": "nonstatic"}
+    assert training_config("swap_stay_eager+follow50")[1] == {
+        key + "system": "swap_stay_eager", key + "follow_oracle_prob": "0.5"}
+    assert options("covington+scan0+weighted95") == {
+        "scan_explore_prob": 0.0, "tie_break": "weighted", "no_arc_weight": 0.95}
+    assert options("covington_nm+replace_none+none") == {"replace_tie_break": "none",
+                                                         "tie_break": "none"}
+    assert options("covington_nm+lower+replace_none") == {"loss": "lower",
+                                                          "replace_tie_break": "none"}
+    assert options("covington+scan75+scan0") == {"scan_explore_prob": 0.0}   # left to right
+    assert parse_system("covington-static+none").oracle == "static"
+    # A variant that repeats a default trains the default: "covington+scan75"
+    # is "covington", "covington_nm+replace75" is "covington_nm".
+    for name, system in (("covington+scan75", "covington"),
+                         ("covington_nm+replace75", "covington_nm")):
+        default = get_system(system)(labels=["a"]).options
+        assert all(default[k] == v for k, v in options(name).items())
+    # Every variant is taken by some system.
+    for variant in VARIANTS:
+        assert any(_parses(f"{system}+{variant}") for system in systems.get_all()), variant
+
+
+def _parses(name):
+    from spacy_nonmono.cli.common import InputError
+    from spacy_nonmono.cli.workflow import parse_system
+
+    try:
+        parse_system(name)
+    except InputError:
+        return False
+    return True
+
+
+@pytest.mark.parametrize("name,message", [
+    ("covington_foo", "no transition system 'covington_foo'; a name is spacy_parser, udpipe or "
+                      "<system>[-<oracle>][+<variant>]... with a system of arc_eager, "),
+    ("swap_lazy-dynamic", "swap_lazy has no oracle 'dynamic'; its oracles: static"),
+    ("covington_nm-upper", "covington_nm has no oracle 'upper'; its oracles: dynamic, static"),
+    # the names before 0.1 that would silently train something else
+    ("covington-dynamic", "'dynamic' is covington's default oracle: leave it out ('covington')"),
+    ("swap_stay_eager-dynamic+wide", "leave it out ('swap_stay_eager+wide')"),
+    ("covington+bogus", "no variant 'bogus'; the variants: scan0, scan75, "),
+    ("covington+", "no variant ''"),
+    ("covington+wide", "+wide sets {'context': 'wide'}: System 'covington' takes no option "
+                       "'context'"),
+    ("arc_eager+scan0", "System 'arc_eager' takes no option 'scan_explore_prob'"),
+])
+def test_workflow_system_name_errors(name, message):
+    from spacy_nonmono.cli.common import InputError
+    from spacy_nonmono.cli.workflow import parse_system
+
+    with pytest.raises(InputError) as error:
+        parse_system(name)
+    assert str(error.value).startswith(f"unknown system name {name!r}: ")
+    assert message in str(error.value)
+
+
+def test_workflow_refuses_a_wrong_name_before_running(tmp_path):
+    result = cli("workflow", "train", "--root", tmp_path,
+                 "--systems", "spacy_parser,covington-dynamic", cwd=ROOT, check=False)
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert "unknown system name 'covington-dynamic'" in result.stderr
+    assert not (tmp_path / "training").exists()
+
+
+def test_stored_results_use_valid_names():
+    """Every stored run and every name of the names table of
+    docs/results/README.md is a valid workflow system name."""
+    import re
+
+    results = ROOT / "docs" / "results"
+    runs = {path.name.split(".")[0] for path in results.glob("*/runs*/*/*.json")}
+    runs -= {"speed", "static_oracle"}
+    assert {"covington", "covington_nm", "covington+scan0", "swap_stay_eager-nonstatic"} <= runs
+    index = (results / "README.md").read_text(encoding="utf8")
+    table = index[index.index("### Names before 0.1"):index.index("## Pages and tables")]
+    now = {name for row in table.splitlines()[4:] if row.startswith("|")
+           for name in re.findall(r"`([^`]+)`", row.split("|")[2])}
+    assert "covington_nm+replace_none+none" in now
+    names = [name for name in runs | now if "<" not in name and not name.startswith("+")]
+    assert [name for name in sorted(names) if not _parses(name)] == []

@@ -11,6 +11,16 @@ Layout under --root, where <run> is the system's name for seed 0 and
                                                over seeds, paired differences to the
                                                first system
 
+A system name says what it trains: spacy_parser (spaCy's own parser), udpipe
+(UDPipe 1), or <system>[-<oracle>][+<variant>]... for the nonmono_parser: any
+registered transition system, one of its oracles other than its default (left
+out: the default) and variants (VARIANTS) merged onto the component's
+defaults, left to right. The plain system name trains the component's
+defaults: covington_nm is the default component, covington_nm+replace_none+none
+its full scan, covington-static the static oracle, swap_stay_eager-nonstatic
+the paper's oracle. docs/results/README.md lists the results and translates
+the names of earlier notes.
+
 A treebank is a folder of --ud-dir holding *-train/dev/test.conllu. Steps skip
 work whose output exists (use --force to redo it). The scores of earlier runs
 (docs/results/*/runs/, in the metrics/ layout) can be copied into metrics/:
@@ -22,72 +32,24 @@ import json
 import subprocess
 import sys
 from pathlib import Path
-from typing import Dict, Optional, Tuple
+from typing import Dict, NamedTuple, Optional, Tuple
 
 from ..configs import CONFIG_DIR
 from .common import InputError, RawHelpFormatter, load_pipeline, parse_batch_sizes
 
-# System name -> (config in --configs, config overrides). "udpipe" is special.
-SYSTEMS: Dict[str, Tuple[str, Dict[str, str]]] = {
-    "spacy_parser": ("spacy_parser.cfg", {}),
-    "covington-static": ("covington.cfg", {"components.nonmono_parser.oracle": "static"}),
-    # The default training target before scan_explore_prob (0.75 since the
-    # measurements of docs/results/over_seeds/targets.md): what this name
-    # meant in every table; the component's default is "+scan75".
-    "covington-dynamic": ("covington.cfg", {
-        "components.nonmono_parser.oracle": "dynamic",
-        "components.nonmono_parser.system_options": json.dumps({"scan_explore_prob": 0.0})}),
-    # The full training target (replace_tie_break "none", the default until
-    # the measurements of docs/results/over_seeds/nm_replace*.md): what these
-    # names meant in every table; the component's default is "+replace75".
-    **{
-        f"covington_nm-{loss}": ("covington.cfg", {
-            "components.nonmono_parser.system": "covington_nm",
-            "components.nonmono_parser.loss": loss,
-            "components.nonmono_parser.system_options": json.dumps({"replace_tie_break": "none"}),
-        })
-        for loss in ("lower", "pc_upper", "upper")
-    },
-}
-# The arc-eager family (projective; pseudo-projective training by default).
-SYSTEMS.update({
-    name: ("covington.cfg", {"components.nonmono_parser.system": name})
-    for name in ("arc_eager", "arc_eager_nm2013", "arc_eager_tree", "arc_eager_unshift")
-})
-# arc_eager on its gold sequence, without exploration: what the dynamic
-# oracle is worth in this family (the swap systems have only static oracles).
-SYSTEMS["arc_eager-static"] = ("covington.cfg", {"components.nonmono_parser.system": "arc_eager",
-                                                 "components.nonmono_parser.oracle": "static"})
-# The swap systems (non-projective, monotonic) with their oracles.
-SYSTEMS.update({
-    "swap_lazy": ("covington.cfg", {"components.nonmono_parser.system": "swap_lazy",
-                                    "components.nonmono_parser.oracle": "static"}),
-    "swap_stay_eager": ("covington.cfg", {"components.nonmono_parser.system": "swap_stay_eager",
-                                          "components.nonmono_parser.oracle": "nonstatic"}),
-    "swap_stay_eager-static": ("covington.cfg", {
-        "components.nonmono_parser.system": "swap_stay_eager",
-        "components.nonmono_parser.oracle": "static"}),
-    # Ours: error exploration on approximate costs (not in the paper).
-    "swap_stay_eager-dynamic": ("covington.cfg", {
-        "components.nonmono_parser.system": "swap_stay_eager",
-        "components.nonmono_parser.oracle": "dynamic"}),
-    # Exploration halved: half the training states follow the oracle (its
-    # costs ignore word order, so they are least reliable far off the gold path).
-    "swap_stay_eager-dynamic+follow50": ("covington.cfg", {
-        "components.nonmono_parser.system": "swap_stay_eager",
-        "components.nonmono_parser.oracle": "dynamic",
-        "components.nonmono_parser.follow_oracle_prob": "0.5"}),
-    # The 13-slot context (system option context="wide").
-    "swap_stay_eager-dynamic+wide": ("covington.cfg", {
-        "components.nonmono_parser.system": "swap_stay_eager",
-        "components.nonmono_parser.oracle": "dynamic",
-        "components.nonmono_parser.system_options": json.dumps({"context": "wide"})}),
-})
-# The other Covington training targets of the scan (the defaults are
-# tie_break "weighted" with no_arc_weight 0.9 for covington, 0.75 for
-# covington_nm): "<system>+<variant>", where "+weighted25" is tie_break
-# "weighted" with no_arc_weight 0.25.
-TIE_BREAK_VARIANTS = {
+# Variant name -> settings merged onto the component's defaults by
+# "<system>+<variant>" (left to right): system options, except the component
+# settings of COMPONENT_SETTINGS. Why each exists, and what it measured:
+# docs/results/README.md.
+VARIANTS: Dict[str, Dict[str, object]] = {
+    # Covington: scan exploration (training follows No-Arc at the Shift/No-Arc
+    # tie with this probability; "shift": replacing only Shift).
+    "scan0": {"scan_explore_prob": 0.0},
+    "scan75": {"scan_explore_prob": 0.75},
+    "scan75shift": {"scan_explore_prob": 0.75, "scan_explore_replaces": "shift"},
+    "scan100": {"scan_explore_prob": 1.0},
+    # Covington: the training target at the Shift/No-Arc tie ("none": both,
+    # the full scan).
     "none": {"tie_break": "none"},
     "shift": {"tie_break": "shift"},
     "shift_if_headed": {"tie_break": "shift_if_headed"},
@@ -95,31 +57,24 @@ TIE_BREAK_VARIANTS = {
     "weighted75": {"tie_break": "weighted", "no_arc_weight": 0.75},
     "weighted90": {"tie_break": "weighted", "no_arc_weight": 0.9},
     "weighted95": {"tie_break": "weighted", "no_arc_weight": 0.95},
-    # Training follows No-Arc at the tie 3 times in 4 (covington's default).
-    "scan75": {"tie_break": "weighted", "scan_explore_prob": 0.75},
-    # ... replacing only Shift (covington_nm's default rule; covington's is "any").
-    "scan75shift": {"tie_break": "weighted", "scan_explore_prob": 0.75,
-                    "scan_explore_replaces": "shift"},
-    # ... at every tie: training visits every state of the full scan.
-    "scan100": {"tie_break": "weighted", "scan_explore_prob": 1.0},
+    # covington_nm: the target for moves that replace a wrong arc by another
+    # ("none": all zero-cost moves, the full target).
+    "monotonic": {"replace_tie_break": "monotonic"},
+    "replace50": {"replace_tie_break": "weighted", "replace_weight": 0.5},
+    "replace75": {"replace_tie_break": "weighted", "replace_weight": 0.75},
+    "replace_none": {"replace_tie_break": "none"},
+    # covington_nm: the loss expression of the dynamic oracle.
+    "lower": {"loss": "lower"},
+    "pc_upper": {"loss": "pc_upper"},
+    "upper": {"loss": "upper"},
+    # swap_stay_eager: the 13-slot context.
+    "wide": {"context": "wide"},
+    # Half the training states follow the oracle (its default is 0.1).
+    "follow50": {"follow_oracle_prob": 0.5},
 }
-# covington_nm only: "+monotonic" is replace_tie_break "monotonic", "+replace50"
-# ("+replace75") replace_tie_break "weighted" with replace_weight 0.5 (0.75).
-REPLACE_VARIANTS = {"monotonic": {"replace_tie_break": "monotonic"},
-                    "replace50": {"replace_tie_break": "weighted", "replace_weight": 0.5},
-                    "replace75": {"replace_tie_break": "weighted", "replace_weight": 0.75},
-                    # the component's default replace target with scan exploration
-                    "replace75+scan75": {"replace_tie_break": "weighted", "replace_weight": 0.75,
-                                         "scan_explore_prob": 0.75}}
-SYSTEMS.update({
-    f"{name}+{variant}": (config, {**overrides, "components.nonmono_parser.system_options": json.dumps(
-        {**json.loads(overrides.get("components.nonmono_parser.system_options", "{}")), **options})})
-    for name, (config, overrides) in list(SYSTEMS.items())
-    if name.startswith("covington") and name != "covington-static"
-    for variant, options in {**TIE_BREAK_VARIANTS,
-                             **(REPLACE_VARIANTS if name.startswith("covington_nm") else {})
-                             }.items()
-})
+# Settings of the component (not system options) that variants may set.
+COMPONENT_SETTINGS = ("follow_oracle_prob",)
+SPACY_PARSER = "spacy_parser"
 UDPIPE = "udpipe"
 SPLITS = ("train", "dev", "test")
 STEPS = ("convert", "train", "evaluate", "speed", "compare", "all", "oracle-bounds", "arc-moves")
@@ -136,13 +91,17 @@ def add_arguments(p: argparse.ArgumentParser, treebank_selection: bool = True) -
                        help="Folder with one folder per treebank")
         p.add_argument("--treebanks", default="sample",
                        help="Comma-separated treebank folders of --ud-dir")
-    p.add_argument("--systems", default="spacy_parser,covington-static,covington-dynamic",
-                   help=f"Comma-separated, from: {', '.join(list(SYSTEMS) + [UDPIPE])}; "
-                   "the first is the speed reference")
+    p.add_argument("--systems", default="spacy_parser,covington-static,covington,covington_nm",
+                   help="Comma-separated: spacy_parser, udpipe, or "
+                   "<system>[-<oracle>][+<variant>]...: a transition system (covington_nm, "
+                   "covington, swap_stay_eager, arc_eager, ...), one of its oracles other than "
+                   "its default, and variants merged onto the component's defaults, left to "
+                   f"right ({', '.join(VARIANTS)}); the plain system name trains the "
+                   "component's defaults. The first system is the speed reference")
     p.add_argument("--root", type=Path, default=Path("." if treebank_selection else "bench"),
                    help="Where outputs go")
     p.add_argument("--configs", type=Path, default=CONFIG_DIR,
-                   help="Folder with covington.cfg and spacy_parser.cfg")
+                   help="Folder with nonmono_parser.cfg and spacy_parser.cfg")
     p.add_argument("--max-steps", type=int, default=3000, help="spacy train: training.max_steps")
     p.add_argument("--eval-frequency", type=int, default=300,
                    help="spacy train: training.eval_frequency (dev evaluations that choose "
@@ -186,10 +145,8 @@ class Workflow:
         self.args = args
         self.treebanks = [t.strip() for t in args.treebanks.split(",") if t.strip()]
         self.systems = [s.strip() for s in args.systems.split(",") if s.strip()]
-        unknown = [s for s in self.systems if s not in SYSTEMS and s != UDPIPE]
-        if unknown:
-            raise InputError(f"unknown system(s) {unknown}; known: "
-                             f"{', '.join(list(SYSTEMS) + [UDPIPE])}")
+        for system in self.systems:
+            parse_system(system)   # fail early on a wrong name
         try:
             self.seeds = [int(k) for k in str(args.seeds).split(",") if k.strip()]
         except ValueError:
@@ -273,7 +230,7 @@ class Workflow:
                     continue
                 if not self.corpus(tb, "train").exists():
                     raise InputError(f"no converted corpus for {tb}: run the convert step first")
-                config, overrides = SYSTEMS[system]
+                config, overrides = training_config(system)
                 a = self.args
                 cmd = [sys.executable, "-m", "spacy", "train", str(a.configs / config),
                        "--output", str(model.parent),
@@ -413,7 +370,7 @@ class Workflow:
             if self.todo(target):
                 log(f"[{tb}] loss bounds along {self.args.bound_transitions} training transitions")
                 result = bound_tightness(
-                    self.args.configs / "covington.cfg",
+                    self.args.configs / "nonmono_parser.cfg",
                     training_overrides(self.corpus(tb, "train"), "upper", self.seeds[0]),
                     self.args.bound_transitions, max_nodes=self.args.max_nodes, log=log)
                 target.parent.mkdir(parents=True, exist_ok=True)
@@ -429,7 +386,7 @@ class Workflow:
         results = {}
         for tb in self.treebanks:
             for system, seed, run in self.runs():
-                if not system.startswith("covington_nm"):
+                if system_name(system) != "covington_nm":
                     continue
                 target = self.metrics(tb, f"{run}.arc_moves.json")
                 if self.todo(target):
@@ -453,11 +410,75 @@ def run_name(system: str, seed: int) -> str:
     return system if seed == 0 else f"{system}.seed{seed}"
 
 
+class SystemSpec(NamedTuple):
+    """What a workflow system name trains."""
+    system: Optional[str]                # transition system; None: spacy_parser, udpipe
+    oracle: Optional[str] = None         # None: the system's default oracle
+    options: Dict[str, object] = {}      # system options over the system's defaults
+    settings: Dict[str, object] = {}     # component settings (COMPONENT_SETTINGS)
+
+
+def parse_system(name: str) -> SystemSpec:
+    """Read and check a workflow system name: `spacy_parser`, `udpipe` or
+    `<system>[-<oracle>][+<variant>]...`. The system is a registered
+    transition system, the oracle one of its oracles other than its default
+    (left out: the default), and each variant of VARIANTS merges its settings
+    onto the component's defaults, left to right; the system itself checks
+    the options. Anything else is an InputError saying which part is wrong."""
+    if name in (SPACY_PARSER, UDPIPE):
+        return SystemSpec(None)
+    from ..registry import get_system, systems
+
+    def wrong(why: str) -> InputError:
+        return InputError(f"unknown system name {name!r}: {why}")
+
+    head, *variants = name.split("+")
+    system, dash, oracle = head.partition("-")
+    try:
+        cls = get_system(system)
+    except ValueError:
+        raise wrong(f"no transition system {system!r}; a name is {SPACY_PARSER}, {UDPIPE} or "
+                    f"<system>[-<oracle>][+<variant>]... with a system of "
+                    f"{', '.join(sorted(systems.get_all()))}") from None
+    if dash and oracle not in cls.oracles:
+        raise wrong(f"{system} has no oracle {oracle!r}; its oracles: {', '.join(cls.oracles)}")
+    if dash and oracle == cls.oracles[0]:
+        raise wrong(f"{oracle!r} is {system}'s default oracle: leave it out "
+                    f"({name.replace(head, system, 1)!r}); docs/results/README.md translates "
+                    "the names of earlier notes")
+    settings: Dict[str, object] = {}
+    for variant in variants:
+        if variant not in VARIANTS:
+            raise wrong(f"no variant {variant!r}; the variants: {', '.join(VARIANTS)}")
+        settings.update(VARIANTS[variant])
+    options = {k: v for k, v in settings.items() if k not in COMPONENT_SETTINGS}
+    try:
+        cls(labels=[], oracle=oracle or None, **options)
+    except ValueError as e:
+        raise wrong(f"+{'+'.join(variants)} sets {options}: {e}") from None
+    return SystemSpec(system, oracle or None, options,
+                      {k: v for k, v in settings.items() if k in COMPONENT_SETTINGS})
+
+
+def training_config(name: str) -> Tuple[str, Dict[str, str]]:
+    """The config (in --configs) and `spacy train` overrides that train a
+    workflow system (not udpipe)."""
+    spec = parse_system(name)
+    if spec.system is None:
+        return "spacy_parser.cfg", {}
+    key = "components.nonmono_parser."
+    overrides = {key + "system": spec.system}
+    if spec.oracle:
+        overrides[key + "oracle"] = spec.oracle
+    if spec.options:
+        overrides[key + "system_options"] = json.dumps(spec.options)
+    overrides.update({key + k: json.dumps(v) for k, v in spec.settings.items()})
+    return "nonmono_parser.cfg", overrides
+
+
 def system_name(system: str) -> Optional[str]:
     """The transition system a workflow system trains (None: not ours)."""
-    if system not in SYSTEMS or system == "spacy_parser":
-        return None
-    return SYSTEMS[system][1].get("components.nonmono_parser.system", "covington")
+    return parse_system(system).system
 
 
 def parse_counts(parser) -> Optional[Dict[str, int]]:
