@@ -17,7 +17,7 @@ from spacy_nonmono.models.step_model import TableGrad
 from spacy_nonmono.registry import get_decoder, systems
 from spacy_nonmono.systems.base import INVALID
 
-from conftest import SMALL_MODEL, make_nlp, sample_docs, train, tree_ok
+from conftest import make_nlp, sample_docs, train, tree_ok
 
 TOY_DIR = Path(__file__).resolve().parent / "toy_system"
 

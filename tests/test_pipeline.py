@@ -10,7 +10,7 @@ import spacy
 from spacy.tokens import Doc, DocBin
 from spacy.training import Example
 
-from conftest import ROOT, make_nlp, sample_docs, train, tree_ok
+from conftest import ROOT, SMALL_MODEL, make_nlp, sample_docs, train, tree_ok
 
 
 @pytest.fixture(scope="module")

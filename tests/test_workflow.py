@@ -29,7 +29,7 @@ def cli(*args, cwd, check=True):
 def tiny_pipeline(tmp_path_factory):
     """A covington nonmono_parser (the workflow's "covington": the system's
     defaults) trained for a few steps on a few sample sentences."""
-    from test_pipeline import SMALL_MODEL, sample_docs
+    from conftest import SMALL_MODEL, sample_docs
 
     nlp = spacy.blank("en")
     nlp.add_pipe("nonmono_parser", config={"model": SMALL_MODEL, "system": "covington"})
@@ -126,7 +126,7 @@ def write_corpus(path, docs):
 
 
 def test_arc_moves_refuses_a_monotonic_pipeline(tiny_pipeline, tmp_path):
-    from test_pipeline import sample_docs
+    from conftest import sample_docs
 
     corpus = write_corpus(tmp_path / "dev.spacy", sample_docs("dev", limit=5))
     result = cli("arc-moves", tiny_pipeline, corpus, cwd=tmp_path, check=False)
@@ -140,7 +140,7 @@ def test_arc_moves_parse_the_gold_words(tmp_path):
     """arc-moves runs the parser on the gold words: a doc whose text the
     tokenizer would split differently ("NewYork") is analysed, not dropped
     as misaligned, and the command runs on a covington_nm pipeline."""
-    from test_pipeline import SMALL_MODEL, sample_docs
+    from conftest import SMALL_MODEL, sample_docs
 
     from spacy_nonmono.cli.oracle import arc_move_examples
     from spacy_nonmono.evaluation.oracle_analysis import arc_move_effects

@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Dict, NamedTuple, Optional, Tuple
 
 from ..configs import CONFIG_DIR
-from .common import InputError, RawHelpFormatter, load_pipeline, parse_batch_sizes
+from .common import InputError, RawHelpFormatter, load_parser_pipeline, parse_batch_sizes
 
 # Variant name -> settings merged onto the component's defaults by
 # "<system>+<variant>" (left to right): system options, except the component
@@ -189,7 +189,7 @@ class Workflow:
         path = self.model(treebank, run)
         if not path.exists():
             raise InputError(f"no trained model at {path}: run the train step first")
-        return UDPipeParser(path) if is_udpipe(run) else load_pipeline(path)
+        return UDPipeParser(path) if is_udpipe(run) else load_parser_pipeline(path)
 
     # -- steps ------------------------------------------------------------------
 

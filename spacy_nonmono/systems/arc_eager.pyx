@@ -56,7 +56,7 @@ from .base cimport (MAX_KINDS, OWN_LOSS, StateC, GoldC, TransitionSystem, ParseS
                    label_error)
 from .stack_buffer cimport (FLAG_SHIFTED, stack_buffer_size, stack_depth, buffer_length, S, B,
                             stack_at, word_flags, init_stack_buffer, push, pop, unshift,
-                            set_stack_buffer_context, finish_single_root,
+                            set_stack_buffer_context,
                             stack_buffer_fields)
 from .stack_buffer import CONTEXT_NAMES
 
@@ -319,9 +319,6 @@ cdef class ArcEager(TransitionSystem):
 
     cdef void set_context(self, const StateC* s, int* ids) noexcept nogil:
         set_stack_buffer_context(s, ids)
-
-    cdef void finish(self, StateC* s) noexcept nogil:
-        finish_single_root(s)
 
 
 cdef class ArcEagerTree(ArcEager):

@@ -346,7 +346,25 @@ cdef class TransitionSystem:
         pass
 
     cdef void finish(self, StateC* s) noexcept nogil:
-        pass
+        """Make the arcs a single-rooted tree, the one rule of every system:
+        the first word attached to node 0 is the root (if none is, the first
+        headless word), and every other headless or root-attached word is
+        attached to it with label -1 (written "dep")."""
+        cdef int k, root = -1
+        for k in range(1, s.n + 1):
+            if s.heads[k] == 0:
+                root = k
+                break
+        if root == -1:
+            for k in range(1, s.n + 1):
+                if s.heads[k] == -1:
+                    root = k
+                    s.heads[k] = 0
+                    break
+        for k in range(1, s.n + 1):
+            if k != root and (s.heads[k] == -1 or s.heads[k] == 0):
+                s.heads[k] = root
+                s.labels[k] = -1
 
     cdef int move_of(self, int kind, int label) noexcept nogil:
         """The move id of (kind, label); label is ignored for an unlabelled

@@ -292,23 +292,3 @@ cdef class Covington(TransitionSystem):
         ids[15] = token_row(s, r0l_)
         ids[16] = token_row(s, cl)
         ids[17] = token_row(s, cr)
-
-    cdef void finish(self, StateC* s) noexcept nogil:
-        """Make A a single-rooted tree: the dependent of node 0 is the root
-        (or, if there is none, the first headless word); every other headless
-        word is attached to it with label -1 (written as "dep")."""
-        cdef int k, root = -1
-        for k in range(1, s.n + 1):
-            if s.heads[k] == 0:
-                root = k
-                break
-        if root == -1:
-            for k in range(1, s.n + 1):
-                if s.heads[k] == -1:
-                    root = k
-                    s.heads[k] = 0
-                    break
-        for k in range(1, s.n + 1):
-            if s.heads[k] == -1:
-                s.heads[k] = root
-                s.labels[k] = -1

@@ -107,5 +107,4 @@ cdef inline void unshift(StateC* s) noexcept nogil:
 cdef void set_stack_buffer_context(const StateC* s, int* ids) noexcept nogil
 cdef void set_arc_standard_context(const StateC* s, int* ids) noexcept nogil
 cdef void set_wide_context(const StateC* s, int* ids) noexcept nogil
-cdef void finish_single_root(StateC* s) noexcept nogil
 cdef dict stack_buffer_fields(const StateC* s)

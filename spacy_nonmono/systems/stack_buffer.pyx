@@ -72,21 +72,6 @@ cdef void set_wide_context(const StateC* s, int* ids) noexcept nogil:
     ids[12] = token_row(s, s1r)
 
 
-cdef void finish_single_root(StateC* s) noexcept nogil:
-    """Make the arcs a single-rooted tree: the first word (in word order) that
-    is headless or attached to the root node becomes the root, and any other
-    such word is attached to it (label -1, written "dep")."""
-    cdef int k, root = -1
-    for k in range(1, s.n + 1):
-        if s.heads[k] == -1 or s.heads[k] == 0:
-            if root == -1:
-                root = k
-                s.heads[k] = 0
-            else:
-                s.heads[k] = root
-                s.labels[k] = -1
-
-
 cdef dict stack_buffer_fields(const StateC* s):
     """stack (bottom first), buffer (front first), shifted and unshifted
     words (sorted)."""

@@ -76,7 +76,7 @@ from .stack_buffer cimport (FLAG_UNSHIFTED, stack_buffer_size, stack_depth, buff
                             B, stack_at, word_flags, init_stack_buffer, push, pop, unshift,
                             push_word, buffer_push_front, buffer_pop_front,
                             set_stack_buffer_context, set_arc_standard_context, set_wide_context,
-                            finish_single_root, stack_buffer_fields)
+                            stack_buffer_fields)
 from .stack_buffer import CONTEXT_NAMES, ARC_STANDARD_CONTEXT_NAMES, WIDE_CONTEXT_NAMES
 from ..graph.algorithms cimport has_path
 from cymem.cymem cimport Pool
@@ -235,9 +235,6 @@ cdef class SwapSystem(TransitionSystem):
 
     cdef void set_context(self, const StateC* s, int* ids) noexcept nogil:
         set_stack_buffer_context(s, ids)
-
-    cdef void finish(self, StateC* s) noexcept nogil:
-        finish_single_root(s)
 
 
 cdef class SwapLazy(SwapSystem):

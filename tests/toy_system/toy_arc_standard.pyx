@@ -109,7 +109,3 @@ cdef class ToyArcStandard(TransitionSystem):
         ids[2] = token_row(s, top(s, 2))
         ids[3] = token_row(s, stack(s).next)
         ids[4] = token_row(s, stack(s).next + 1)
-
-    cdef void finish(self, StateC* s) noexcept nogil:
-        # A final state is a tree; nothing to repair.
-        pass
