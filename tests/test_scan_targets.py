@@ -248,7 +248,7 @@ def test_scan_explore_follows_no_arc_at_the_tie_in_training(explore):
     themselves are unchanged."""
     from spacy.tokens import Doc
     from spacy.training import Example
-    from test_pipeline import make_nlp, sample_docs
+    from conftest import make_nlp, sample_docs
 
     examples = [Example(Doc(d.vocab, words=[t.text for t in d]), d)
                 for d in sample_docs("train", limit=8)]
@@ -284,7 +284,7 @@ def test_scan_explore_replaces_only_shift_in_covington_nm():
     lowest id)."""
     from spacy.tokens import Doc
     from spacy.training import Example
-    from test_pipeline import make_nlp, sample_docs
+    from conftest import make_nlp, sample_docs
 
     examples = [Example(Doc(d.vocab, words=[t.text for t in d]), d)
                 for d in sample_docs("train", limit=8)]
