@@ -14,6 +14,7 @@ from thinc.api import set_dropout_rate
 
 from spacy_nonmono import get_system
 from spacy_nonmono.models.step_model import TableGrad
+from spacy_nonmono.graph import is_projective
 from spacy_nonmono.registry import get_decoder, systems
 from spacy_nonmono.systems.base import INVALID
 
@@ -202,11 +203,6 @@ def toy_system(tmp_path_factory):
         sys.path.remove(str(TOY_DIR))
     systems.register("toy_arc_standard", func=toy_arc_standard.ToyArcStandard)
     return toy_arc_standard.ToyArcStandard
-
-
-def is_projective(heads):
-    arcs = [(min(h, d), max(h, d)) for d, h in enumerate(heads, start=1)]
-    return not any(a < c < b < d for a, b in arcs for c, d in arcs)
 
 
 def test_toy_static_oracle_rebuilds_projective_trees(toy_system):

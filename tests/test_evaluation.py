@@ -1,9 +1,11 @@
 """CoNLL-U evaluation on hand-made cases, numbers computed by hand."""
+import numpy
 import pytest
 import spacy
 
 from spacy_nonmono.evaluation import ConlluError, evaluate_trees, read_conllu, read_gold, write_conllu
-from spacy_nonmono.evaluation.conllu_eval import gold_tree, is_projective, sentence_doc
+from spacy_nonmono.evaluation.conllu_eval import gold_tree, sentence_doc
+from spacy_nonmono.graph import is_projective
 
 GOLD = """# sent_id = 1
 # text = Del perro.
@@ -95,6 +97,18 @@ def test_projectivity():
     assert not is_projective([3, 4, 0, 1])
     # An arc crossing the root arc counts as non-projective.
     assert not is_projective([3, 0, 2])
+    # spaCy's test (through the head conversion) against the definition,
+    # no two arcs cross with the root arc from node 0, on random trees.
+    rng = numpy.random.default_rng(0)
+    for _ in range(500):
+        n = int(rng.integers(1, 9))
+        order = rng.permutation(n) + 1
+        heads = [0] * n
+        for k, word in enumerate(order[1:], start=1):
+            heads[word - 1] = int(order[rng.integers(0, k)])
+        arcs = [(min(h, d), max(h, d)) for d, h in enumerate(heads, start=1)]
+        crossing = any(a < c < b < d for a, b in arcs for c, d in arcs)
+        assert is_projective(heads) == (not crossing), heads
 
 
 def test_read_gold_names_and_skips_invalid_trees(gold_path, tmp_path):

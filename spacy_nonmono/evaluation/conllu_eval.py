@@ -22,6 +22,7 @@ import conllu
 from spacy.language import Language
 from spacy.tokens import Doc
 
+from ..graph import is_projective
 from ..systems.base import check_gold_tree
 
 # Universal relations of content words (CLAS), as in the CoNLL 2018 evaluation.
@@ -216,12 +217,6 @@ def read_gold(path: Union[str, Path], skip_invalid: bool = False
 def gold_tree(sentence: conllu.TokenList) -> Tree:
     words = [t for t in sentence if is_word(t)]
     return [int(t["head"]) for t in words], [t["deprel"] for t in words]
-
-
-def is_projective(heads: Sequence[int]) -> bool:
-    """No two arcs cross (the root arc from node 0 included)."""
-    arcs = [(min(h, d), max(h, d)) for d, h in enumerate(heads, start=1)]
-    return not any(a < c < b < d for a, b in arcs for c, d in arcs)
 
 
 def sentence_doc(vocab, sentence: conllu.TokenList) -> Doc:

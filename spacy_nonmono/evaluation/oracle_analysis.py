@@ -239,7 +239,7 @@ def static_oracle_counts(system_name: str, trees: Iterable, oracle: str = "stati
     swaps ("W" moves) on all and on non-projective sentences. `trees` yields
     (heads, labels)."""
     from ..registry import get_system
-    from .conllu_eval import is_projective
+    from ..graph import is_projective
 
     # Labels do not change the moves: one dummy label, gold labels "any".
     system = get_system(system_name)(labels=["dep"], oracle=oracle, **options)
