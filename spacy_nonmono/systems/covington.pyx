@@ -74,22 +74,15 @@ cdef int covington_monotonic_loss(const StateC* s, const GoldC* gold, int* scrat
 # How the training target breaks the tie when Shift and No-Arc both cost 0
 # (the focus word has no reachable gold arc left to the left, so scanning on
 # costs nothing but time): "none" keeps both as targets (the models then
-# learn to scan all of lambda1: 9-16 transitions per word); "shift" makes
-# No-Arc a non-target; "shift_if_headed" does so only when the right focus
-# word already has a head; "weighted" keeps No-Arc as a target of weight
-# `no_arc_weight` (given as a fractional cost, 1 - weight; see the decoder's
-# softmax_log_loss). The defaults were measured over 3 seeds on Gothic,
-# Hungarian and Latin (docs/results/over_seeds/): "weighted" keeps about as
-# many transitions as the static oracle; for `covington` No-Arc weight 0.9
-# (0.75 lost 1.2 LAS on Hungarian, 0.25 and "shift" lost 1-3 LAS), for
-# `covington_nm` 0.75 (its three losses were measured with it). "none" and
-# "shift_if_headed" keep the scan (12-16 transitions per word on Hungarian).
-# A weaker No-Arc target also means training rarely visits the states a scan
-# passes through, where "none" models see every (i, j) pair that is not an
-# arc; `scan_explore_prob` > 0 follows No-Arc instead of Shift there with that
-# probability (the targets and the decoder are unchanged). For `covington`,
-# 0.75 brought Gothic from 0.58 LAS below "none" to 0.16 above, level on
-# Hungarian and Latin, at 1.0x the static oracle's transitions (3 seeds).
+# learn to scan all of lambda1); "shift" makes No-Arc a non-target;
+# "shift_if_headed" does so only when the right focus word already has a
+# head; "weighted" keeps No-Arc as a target of weight `no_arc_weight` (given
+# as a fractional cost, 1 - weight; see the decoder's softmax_log_loss), which
+# keeps the transitions near the static oracle's. A weaker No-Arc target also
+# means training rarely visits the states a scan passes through;
+# `scan_explore_prob` > 0 follows No-Arc instead of Shift there with that
+# probability (targets and decoding unchanged). The defaults and what each
+# choice costs: docs/systems/covington.md and docs/results/over_seeds/.
 TIE_BREAKS = ("none", "shift", "shift_if_headed", "weighted")
 
 
@@ -97,11 +90,8 @@ TIE_BREAKS = ("none", "shift", "shift_if_headed", "weighted")
 # least cost, or only "shift", the move that ends a scan. They differ where a
 # wrong arc also costs 0 at the tie: in `covington` only after an error (the
 # dependent's gold arc is already lost), in `covington_nm` often (a later arc
-# can replace it). Measured over 3 seeds (docs/results/over_seeds/): for
-# `covington` "shift" was 0.71 +- 0.29 LAS below the full scan on Latin, "any"
-# within its sd everywhere, so "any" stays its default; for `covington_nm`
-# "any" never follows the model's zero-cost arcs at scan_explore_prob 1
-# (Latin fell to 22 LAS), "shift" does (32.7).
+# can replace it), where "any" would never follow the model's zero-cost arcs.
+# Measurements: docs/results/over_seeds/.
 SCAN_EXPLORE_REPLACES = ("any", "shift")
 
 

@@ -130,19 +130,13 @@ cdef int nm_bound(const StateC* s, const GoldC* gold, LossKind kind, int* scratc
 # How the training target treats a zero-cost arc move that replaces an arc
 # (removes one) without creating a gold arc: the oracle's loss does not
 # change when a wrong arc gives way to another wrong arc, so such repairs cost
-# 0, and the models learn to make them often (docs/results/over_seeds/
-# arc_moves.md: 50-62% of arc moves replace, against 37% in the paper).
-# "none" keeps them as targets; "monotonic" makes them non-targets whenever a
-# zero-cost move that removes no arc exists, as Honnibal & Johnson (2015)
-# break ties toward fewer non-monotonic moves (and `arc_eager_unshift` here);
-# "weighted" keeps them as targets of weight `replace_weight` in that case.
-# Measured over 3 seeds (docs/results/over_seeds/): "monotonic" brings the
-# transitions from 1.34x to 1.12x the static oracle's on Hungarian but costs
-# 1.4 LAS; "weighted" 0.75 brings them to 1.10-1.18x on Gothic, Hungarian and
-# Latin at -0.17, +0.19, -0.55 LAS (0.5: -0.21, -0.50, -0.77); over 5 seeds on
-# Latin -0.09 +- 0.92 (the 3-seed gap was seed noise). "weighted" 0.75 is the
-# default: it removes most of the excess repairs of "none" (1.34x on
-# Hungarian) at no cost measurable over the seeds.
+# 0, and the models learn to make them often. "none" keeps them as targets;
+# "monotonic" makes them non-targets whenever a zero-cost move that removes no
+# arc exists, as Honnibal & Johnson (2015) break ties toward fewer
+# non-monotonic moves (and `arc_eager_unshift` here); "weighted" keeps them as
+# targets of weight `replace_weight` in that case: it removes most of the
+# excess repairs without the accuracy "monotonic" costs (measurements:
+# docs/results/over_seeds/).
 REPLACE_TIE_BREAKS = ("none", "monotonic", "weighted")
 
 

