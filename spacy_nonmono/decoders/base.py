@@ -62,9 +62,37 @@ def chunks(docs: List[Doc], spans: Sequence[Span], max_tokens: int):
 
 
 class Decoder:
-    """Base class of decoders (registered in `spacy_nonmono.registry.decoders`)."""
+    """Base class of decoders (registered in `spacy_nonmono.registry.decoders`).
+
+    A decoder owns what it parses with: it builds the structure it decodes
+    from the component's `system`, `oracle` and `system_options` settings
+    (`build_system`: a transition system for transition decoders) and sizes
+    the model head it reads (`size_model`). Decoders whose models are
+    interchangeable share a `model_kind`: a saved pipeline can be loaded with
+    any decoder of its kind."""
 
     name = "base"
+    model_kind = "transitions"
+
+    def build_system(self, name: str, labels: Sequence[str], oracle: Optional[str],
+                     options: dict):
+        """The transition system `name` for these labels (a ValueError for an
+        unknown name, oracle or option)."""
+        from ..registry import get_system
+
+        return get_system(name)(labels=labels, oracle=oracle, **options)
+
+    def size_model(self, model: Model, system) -> None:
+        """Size the model for the system: its context slots and, once labels
+        are known, its moves."""
+        from ..models.parser_model import set_transition_dims
+
+        set_transition_dims(model, system.n_context, system.n_moves if system.labels else None)
+
+    def is_initialized(self, model: Model) -> bool:
+        from ..models.parser_model import is_initialized
+
+        return is_initialized(model)
 
     def predict(self, model: Model, system, docs: List[Doc], spans: Sequence[Span]) -> Parses:
         raise NotImplementedError

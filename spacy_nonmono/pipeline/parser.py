@@ -1,6 +1,5 @@
 """The `nonmono_parser` pipeline component."""
 import warnings
-from collections import Counter
 from itertools import islice
 from typing import Callable, Dict, Iterable, List, Optional, Tuple
 
@@ -18,17 +17,10 @@ from spacy.vocab import Vocab
 from thinc.api import Config, Model, set_dropout_rate
 
 from ..decoders.base import GoldTree
-from ..models.parser_model import is_initialized, set_transition_dims, upgrade_model_bytes
-from ..registry import get_decoder, get_system
-from ..systems.base import check_gold_tree
-
-# Labels written for words a system left without head (see `finish`).
-REPAIR_LABEL = "dep"
-ROOT_LABEL = "ROOT"
-# How projective systems learn from non-projective gold trees (`projectivize`):
-# "pseudo": spaCy's pseudo-projective lifting with decorated labels,
-# deprojectivized at output; "none": the original trees.
-PROJECTIVIZE = ("pseudo", "none")
+from ..models.parser_model import upgrade_model_bytes
+from ..registry import get_decoder
+from .sentences import (ROOT_LABEL, GoldProblems, doc_parses, gold_trees, labelled_gold,
+                        resolve_projectivize, windows)
 
 DEFAULT_MODEL_CONFIG = """
 [model]
@@ -153,38 +145,6 @@ def make_parser_scorer():
     return parser_score
 
 
-def resolve_projectivize(system, value: Optional[str]) -> str:
-    """The `projectivize` setting for this system: null means "pseudo" for a
-    projective system, "none" for a non-projective one, which takes nothing
-    else."""
-    if value is not None and value not in PROJECTIVIZE:
-        valid = ", ".join(repr(v) for v in PROJECTIVIZE)
-        raise ValueError(f"Unknown projectivize {value!r}: expected one of {valid} (or null).")
-    if not system.projective:
-        if value not in (None, "none"):
-            raise ValueError(
-                f"System {system.name!r} builds non-projective trees: projectivize must be "
-                f"'none' (or null), not {value!r}.")
-        return "none"
-    return "pseudo" if value is None else value
-
-
-def pseudo_projectivize(heads: List[int], labels: List[str]) -> Tuple[List[int], List[str]]:
-    """A sentence's tree (1-based heads, 0 = root) made projective by spaCy's
-    pseudo-projective lifting (Nivre & Nilsson 2005, HEAD scheme): lifted
-    arcs get decorated labels "label||head's label"."""
-    absolute = [k if h == 0 else h - 1 for k, h in enumerate(heads)]
-    lifted, decorated = nonproj.projectivize(absolute, list(labels))
-    return [0 if h == k else h + 1 for k, h in enumerate(lifted)], list(decorated)
-
-
-class GoldProblems(Counter):
-    """Counts of training sentences skipped, by reason."""
-
-    def summary(self) -> str:
-        return ", ".join(f"{n} {reason}" for reason, n in sorted(self.items()))
-
-
 class NonMonoParser(TrainablePipe):
     """Transition-based dependency parser with a pluggable transition system."""
 
@@ -238,11 +198,11 @@ class NonMonoParser(TrainablePipe):
 
     def _set_labels(self, labels: List[str]) -> None:
         """(Re)build the transition system for these labels and size the model."""
-        self.moves = get_system(self.cfg["system"])(
-            labels=labels, oracle=self.cfg["oracle"], **self.cfg["system_options"])
+        self.moves = self.decoder.build_system(self.cfg["system"], labels, self.cfg["oracle"],
+                                               self.cfg["system_options"])
         self.cfg["projectivize"] = resolve_projectivize(self.moves, self.cfg.get("projectivize"))
         self.cfg["labels"] = list(labels)
-        set_transition_dims(self.model, self.moves.n_context, self.moves.n_moves if labels else None)
+        self.decoder.size_model(self.model, self.moves)
 
     @property
     def follow_oracle_prob(self) -> float:
@@ -262,29 +222,22 @@ class NonMonoParser(TrainablePipe):
     def add_label(self, label: str) -> int:
         if label in self.cfg["labels"]:
             return 0
-        if is_initialized(self.model):
+        if self.decoder.is_initialized(self.model):
             raise ValueError("Cannot add labels to an initialized nonmono_parser.")
         self._set_labels(self.cfg["labels"] + [label])
         return 1
 
     # -- sentences ----------------------------------------------------------
 
-    def _windows(self, doc: Doc) -> List[Tuple[int, int, int]]:
-        """(sentence start, start, end) of the token spans to parse: the
-        sentences when boundaries are set, else the whole doc; sentences
-        longer than max_sentence_length are cut into windows."""
-        if len(doc) == 0:
-            return []
-        if doc.has_annotation("SENT_START"):
-            sents = [(s.start, s.end) for s in doc.sents]
-        else:
-            sents = [(0, len(doc))]
-        limit = self.cfg["max_sentence_length"]
-        return [
-            (start, w, min(end, w + limit))
-            for start, end in sents
-            for w in range(start, end, limit)
-        ]
+    def _gold_trees(self, examples: List[Example], problems: GoldProblems):
+        return gold_trees(examples, self.cfg["max_sentence_length"],
+                          self.cfg["projectivize"] == "pseudo", problems)
+
+    def _gold_sentences(self, examples: List[Example], problems: GoldProblems):
+        return labelled_gold(self._gold_trees(examples, problems), self.moves.label_ids, problems)
+
+    def _windows(self, doc: Doc):
+        return windows(doc, self.cfg["max_sentence_length"])
 
     # -- prediction -----------------------------------------------------------
 
@@ -292,41 +245,19 @@ class NonMonoParser(TrainablePipe):
         """Parse docs; return per doc (heads, labels): the absolute index of
         each token's head (itself for a root) and label strings."""
         docs = list(docs)
-        results = [(numpy.arange(len(doc), dtype="int64"), [ROOT_LABEL] * len(doc)) for doc in docs]
-        windows = [(d, w) for d, doc in enumerate(docs) for w in self._windows(doc)]
-        if not windows:
-            return results
-        if not self.labels:
+        limit = self.cfg["max_sentence_length"]
+        doc_windows = [(d, w) for d, doc in enumerate(docs) for w in windows(doc, limit)]
+        if doc_windows and not self.labels:
             raise ValueError(
                 f"The {self.name!r} component has no labels: initialize or train it first."
             )
-        spans = [(d, start, end) for d, (sent_start, start, end) in windows]
-        parses = self.decoder.predict(self.model, self.moves, docs, spans)
-        self.parse_counts["transitions"] += parses.transitions
-        self.parse_counts["words"] += sum(end - start for _, start, end in spans)
-        # Every sentence's root is labelled ROOT and no other word is: the
-        # label a system chose for the root arc is not used, and a label
-        # ROOT on an arc (only in pipelines trained before this rule) is
-        # written as the repair label.
-        names = [REPAIR_LABEL if label == ROOT_LABEL else label for label in self.labels]
-        sentence_root = {}
-        for (d, (sent_start, start, end)), h, l in zip(windows, parses.heads, parses.labels):
-            doc_heads, doc_labels = results[d]
-            for k in range(end - start):
-                token = start + k
-                if h[k] != 0:
-                    doc_heads[token] = start + h[k] - 1
-                    doc_labels[token] = names[l[k]] if l[k] >= 0 else REPAIR_LABEL
-                elif (d, sent_start) not in sentence_root:
-                    # The first window's root is the sentence's root...
-                    sentence_root[(d, sent_start)] = token
-                    doc_heads[token] = token
-                    doc_labels[token] = ROOT_LABEL
-                else:
-                    # ...and the roots of later windows attach to it.
-                    doc_heads[token] = sentence_root[(d, sent_start)]
-                    doc_labels[token] = REPAIR_LABEL
-        return results
+        spans = [(d, start, end) for d, (sent_start, start, end) in doc_windows]
+        parses = self.decoder.predict(self.model, self.moves, docs, spans) if spans else None
+        if parses is not None:
+            self.parse_counts["transitions"] += parses.transitions
+            self.parse_counts["words"] += sum(end - start for _, start, end in spans)
+        return doc_parses(docs, doc_windows, parses.heads if parses else [],
+                          parses.labels if parses else [], self.labels)
 
     def set_annotations(self, docs: Iterable[Doc], parses) -> None:
         strings = self.vocab.strings
@@ -342,65 +273,6 @@ class NonMonoParser(TrainablePipe):
                 nonproj.deprojectivize(doc)
 
     # -- training -------------------------------------------------------------
-
-    def _gold_trees(self, examples: List[Example], problems: Counter):
-        """Yield (doc index, start, end, heads, labels) for every gold
-        sentence whose tree can be trained on: heads are 1-based within the
-        sentence (0 = root), labels strings, projectivized when the
-        `projectivize` setting says so. Sentences that cannot be trained on
-        are counted in `problems`."""
-        limit = self.cfg["max_sentence_length"]
-        pseudo = self.cfg["projectivize"] == "pseudo"
-        for d, eg in enumerate(examples):
-            if len(eg.predicted) == 0:
-                continue
-            if not eg.reference.has_annotation("DEP"):
-                problems["docs without a gold parse"] += 1
-                continue
-            heads, deps = eg.get_aligned_parse(projectivize=False)
-            starts = eg.get_aligned_sent_starts()
-            bounds = [k for k, s in enumerate(starts) if s == 1 or k == 0] + [len(starts)]
-            for start, end in zip(bounds, bounds[1:]):
-                reason = None
-                if end - start > limit:
-                    reason = f"sentences longer than max_sentence_length={limit}"
-                elif any(h is None or not (start <= h < end) for h in heads[start:end]):
-                    reason = "sentences with missing, misaligned or out-of-sentence heads"
-                else:
-                    sent_heads = [0 if h == start + k else h - start + 1
-                                  for k, h in enumerate(heads[start:end])]
-                    sent_deps = list(deps[start:end])
-                    try:
-                        check_gold_tree(sent_heads)
-                    except ValueError:
-                        reason = "sentences whose gold heads are not a single-rooted tree"
-                if reason is not None:
-                    problems[reason] += 1
-                    continue
-                if pseudo:
-                    sent_heads, sent_deps = pseudo_projectivize(sent_heads, sent_deps)
-                yield d, start, end, sent_heads, sent_deps
-
-    def _gold_sentences(self, examples: List[Example], problems: Counter):
-        """The trainable gold sentences (see `_gold_trees`) with label ids:
-        (doc index, start, end, heads, label ids), the root's label -1."""
-        label_ids = self.moves.label_ids
-        for d, start, end, sent_heads, sent_deps in self._gold_trees(examples, problems):
-            # The root's label is not learned (it is always written ROOT):
-            # -1 tells the oracle any label is right.
-            arc_deps = [dep for dep, h in zip(sent_deps, sent_heads) if h != 0]
-            reason = None
-            if any(not dep for dep in arc_deps):
-                reason = "sentences with missing labels"
-            elif ROOT_LABEL in arc_deps:
-                reason = f"sentences with the label {ROOT_LABEL} on a word that is not the root"
-            elif any(dep not in label_ids for dep in arc_deps):
-                reason = "sentences with labels unknown to the component"
-            if reason is not None:
-                problems[reason] += 1
-                continue
-            yield d, start, end, sent_heads, [label_ids[dep] if h != 0 else -1
-                                              for dep, h in zip(sent_deps, sent_heads)]
 
     def update(
         self,
@@ -481,7 +353,7 @@ class NonMonoParser(TrainablePipe):
 
     # Settings that define the trained model: they cannot differ between the
     # saved pipeline and the config it is loaded with. Every other setting
-    # (oracle, training options, decoding, max_sentence_length...) is taken
+    # (oracle, training options, max_sentence_length...) is taken
     # from the config, so `nlp.config` says what the component uses and
     # `spacy.load(..., config=...)` overrides take effect.
     MODEL_SETTINGS = ("system", "projectivize")
@@ -494,8 +366,15 @@ class NonMonoParser(TrainablePipe):
                     f"but its config now says {key} = {self.cfg[key]!r}: this setting defines "
                     "the trained model and cannot change when loading. Train a new pipeline "
                     "to use another one.")
+        saved_decoder = get_decoder(saved.get("decoding", "greedy"))()
+        if saved_decoder.model_kind != self.decoder.model_kind:
+            raise ValueError(
+                f"[{self.name}] The pipeline was trained with decoding = {saved['decoding']!r}, "
+                f"whose model {self.cfg['decoding']!r} cannot read; train a new pipeline to "
+                "decode this way.")
         self._set_labels(saved["labels"])
-        trained_context = get_system(saved["system"])(**saved.get("system_options", {})).context_names
+        trained_context = saved_decoder.build_system(
+            saved["system"], [], None, saved.get("system_options", {})).context_names
         if tuple(self.moves.context_names) != tuple(trained_context):
             raise ValueError(
                 f"[{self.name}] system_options = {self.cfg['system_options']!r} change the "

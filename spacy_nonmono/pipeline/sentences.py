@@ -1,0 +1,165 @@
+"""What every decoder needs from a Doc and from gold data, apart from how it
+parses: the spans to parse (sentences, long ones cut into windows), the gold
+trees that can be trained on (checked, counted when not, projectivized when
+asked), and the rule that turns the decoder's per-span trees into one
+single-rooted tree per sentence.
+
+Spans are (doc index, start, end) token ranges; a tree over a span gives for
+word k + 1 its head (1-based within the span, 0 = the span's root) and a
+label id (-1: none).
+"""
+from collections import Counter
+from typing import Dict, Iterator, List, Optional, Sequence, Tuple
+
+import numpy
+from spacy.pipeline._parser_internals import nonproj
+from spacy.tokens import Doc
+from spacy.training import Example
+
+from ..systems.base import check_gold_tree
+
+# Label written for words attached by a repair rule (a window's root, a
+# second root, a word a system left without head).
+REPAIR_LABEL = "dep"
+ROOT_LABEL = "ROOT"
+# How projective systems learn from non-projective gold trees (`projectivize`):
+# "pseudo": spaCy's pseudo-projective lifting with decorated labels,
+# deprojectivized at output; "none": the original trees.
+PROJECTIVIZE = ("pseudo", "none")
+
+Window = Tuple[int, int, int]   # (sentence start, start, end) in a doc
+
+
+class GoldProblems(Counter):
+    """Counts of training sentences skipped, by reason."""
+
+    def summary(self) -> str:
+        return ", ".join(f"{n} {reason}" for reason, n in sorted(self.items()))
+
+
+def resolve_projectivize(system, value: Optional[str]) -> str:
+    """The `projectivize` setting for this system: null means "pseudo" for a
+    projective system, "none" for a non-projective one, which takes nothing
+    else."""
+    if value is not None and value not in PROJECTIVIZE:
+        valid = ", ".join(repr(v) for v in PROJECTIVIZE)
+        raise ValueError(f"Unknown projectivize {value!r}: expected one of {valid} (or null).")
+    if not system.projective:
+        if value not in (None, "none"):
+            raise ValueError(
+                f"System {system.name!r} builds non-projective trees: projectivize must be "
+                f"'none' (or null), not {value!r}.")
+        return "none"
+    return "pseudo" if value is None else value
+
+
+def pseudo_projectivize(heads: List[int], labels: List[str]) -> Tuple[List[int], List[str]]:
+    """A sentence's tree (1-based heads, 0 = root) made projective by spaCy's
+    pseudo-projective lifting (Nivre & Nilsson 2005, HEAD scheme): lifted
+    arcs get decorated labels "label||head's label"."""
+    absolute = [k if h == 0 else h - 1 for k, h in enumerate(heads)]
+    lifted, decorated = nonproj.projectivize(absolute, list(labels))
+    return [0 if h == k else h + 1 for k, h in enumerate(lifted)], list(decorated)
+
+
+def windows(doc: Doc, limit: int) -> List[Window]:
+    """(sentence start, start, end) of the token spans to parse: the
+    sentences when boundaries are set, else the whole doc; sentences longer
+    than `limit` are cut into windows of `limit` words."""
+    if len(doc) == 0:
+        return []
+    if doc.has_annotation("SENT_START"):
+        sents = [(s.start, s.end) for s in doc.sents]
+    else:
+        sents = [(0, len(doc))]
+    return [(start, w, min(end, w + limit)) for start, end in sents
+            for w in range(start, end, limit)]
+
+
+def gold_trees(examples: List[Example], limit: int, pseudo: bool,
+               problems: Counter) -> Iterator[Tuple[int, int, int, List[int], List[str]]]:
+    """Yield (doc index, start, end, heads, labels) for every gold sentence
+    whose tree can be trained on: heads are 1-based within the sentence
+    (0 = root), labels strings, pseudo-projectivized when `pseudo`.
+    Sentences that cannot be trained on are counted in `problems`."""
+    for d, eg in enumerate(examples):
+        if len(eg.predicted) == 0:
+            continue
+        if not eg.reference.has_annotation("DEP"):
+            problems["docs without a gold parse"] += 1
+            continue
+        heads, deps = eg.get_aligned_parse(projectivize=False)
+        starts = eg.get_aligned_sent_starts()
+        bounds = [k for k, s in enumerate(starts) if s == 1 or k == 0] + [len(starts)]
+        for start, end in zip(bounds, bounds[1:]):
+            reason = None
+            if end - start > limit:
+                reason = f"sentences longer than max_sentence_length={limit}"
+            elif any(h is None or not (start <= h < end) for h in heads[start:end]):
+                reason = "sentences with missing, misaligned or out-of-sentence heads"
+            else:
+                sent_heads = [0 if h == start + k else h - start + 1
+                              for k, h in enumerate(heads[start:end])]
+                sent_deps = list(deps[start:end])
+                try:
+                    check_gold_tree(sent_heads)
+                except ValueError:
+                    reason = "sentences whose gold heads are not a single-rooted tree"
+            if reason is not None:
+                problems[reason] += 1
+                continue
+            if pseudo:
+                sent_heads, sent_deps = pseudo_projectivize(sent_heads, sent_deps)
+            yield d, start, end, sent_heads, sent_deps
+
+
+def labelled_gold(trees, label_ids: Dict[str, int], problems: Counter):
+    """The gold trees of `gold_trees` with label ids: (doc index, start, end,
+    heads, label ids), the root's label -1 (it is not learned: the root is
+    always written ROOT, so any label is right). Sentences with labels the
+    component cannot learn are counted in `problems`."""
+    for d, start, end, sent_heads, sent_deps in trees:
+        arc_deps = [dep for dep, h in zip(sent_deps, sent_heads) if h != 0]
+        reason = None
+        if any(not dep for dep in arc_deps):
+            reason = "sentences with missing labels"
+        elif ROOT_LABEL in arc_deps:
+            reason = f"sentences with the label {ROOT_LABEL} on a word that is not the root"
+        elif any(dep not in label_ids for dep in arc_deps):
+            reason = "sentences with labels unknown to the component"
+        if reason is not None:
+            problems[reason] += 1
+            continue
+        yield d, start, end, sent_heads, [label_ids[dep] if h != 0 else -1
+                                          for dep, h in zip(sent_deps, sent_heads)]
+
+
+def doc_parses(docs: Sequence[Doc], doc_windows: Sequence[Tuple[int, Window]],
+               heads: Sequence[numpy.ndarray], labels: Sequence[numpy.ndarray],
+               label_names: Sequence[str]) -> List[Tuple[numpy.ndarray, List[str]]]:
+    """Per doc, (heads, labels): the absolute index of each token's head
+    (itself for a root) and label strings, from the decoder's trees over the
+    windows. The root rule, the same for every decoder: a sentence's root is
+    the first word its first window attached to node 0, labelled ROOT; every
+    other word attached to node 0 (a later window's root, a second root) is
+    attached to it with the label "dep". No other word is labelled ROOT: a
+    label ROOT on an arc (only in pipelines trained before this rule) is
+    written "dep"."""
+    results = [(numpy.arange(len(doc), dtype="int64"), [ROOT_LABEL] * len(doc)) for doc in docs]
+    names = [REPAIR_LABEL if label == ROOT_LABEL else label for label in label_names]
+    sentence_root = {}
+    for (d, (sent_start, start, end)), h, l in zip(doc_windows, heads, labels):
+        doc_heads, doc_labels = results[d]
+        for k in range(end - start):
+            token = start + k
+            if h[k] != 0:
+                doc_heads[token] = start + h[k] - 1
+                doc_labels[token] = names[l[k]] if l[k] >= 0 else REPAIR_LABEL
+            elif (d, sent_start) not in sentence_root:
+                sentence_root[(d, sent_start)] = token
+                doc_heads[token] = token
+                doc_labels[token] = ROOT_LABEL
+            else:
+                doc_heads[token] = sentence_root[(d, sent_start)]
+                doc_labels[token] = REPAIR_LABEL
+    return results
