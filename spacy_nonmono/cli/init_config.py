@@ -8,6 +8,7 @@ or option is an error here, not after training starts.
 Example:
   spacy-nonmono init-config la.cfg --lang la --system arc_eager_unshift
   spacy-nonmono init-config nm.cfg --system covington_nm --option loss=pc_upper
+  spacy-nonmono init-config mh4.cfg --decoding global --lang got
 """
 import json
 import sys
@@ -33,6 +34,9 @@ def add_parser(commands) -> None:
     p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
                    help="A system option (repeatable), e.g. loss=pc_upper or "
                    "no_arc_weight=0.9; VALUE is read as JSON, else as a string")
+    p.add_argument("--decoding", default=None, choices=("greedy", "global"),
+                   help="greedy (default) or global: exact decoding of mh3, mh4 or mst, with "
+                   "the global model (a BiLSTM encoder; system mh4 unless --system says)")
     p.add_argument("--projectivize", default=None, choices=("pseudo", "none"),
                    help="Projective systems: how they learn from non-projective trees "
                    "(default: pseudo)")
@@ -58,12 +62,14 @@ def run(args) -> int:
     options = dict(parse_option(text) for text in args.option)
     try:
         config = filled_config(system=args.system, oracle=args.oracle, lang=args.lang,
-                               system_options=options or None, projectivize=args.projectivize)
+                               system_options=options or None, projectivize=args.projectivize,
+                               decoding=args.decoding)
     except Exception as e:   # the component's ValueErrors, spaCy's config and language errors
         message = " ".join(str(e).split())
         raise InputError(f"cannot make this config: {message}") from None
     settings = config["components"]["nonmono_parser"]
-    header = (f"nonmono_parser: system {settings['system']!r}, oracle {settings['oracle']!r}, "
+    header = (f"nonmono_parser: system {settings['system']!r}, decoding "
+              f"{settings['decoding']!r}, oracle {settings['oracle']!r}, "
               f"system_options {dict(settings['system_options'])!r}, made by "
               f"`spacy-nonmono init-config`.\n"
               "Train: spacy train CONFIG --output DIR --paths.train TRAIN.spacy "

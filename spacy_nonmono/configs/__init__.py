@@ -45,16 +45,24 @@ def filled_config(
     lang: Optional[str] = None,
     system_options: Optional[Dict[str, object]] = None,
     projectivize: Optional[str] = None,
+    decoding: Optional[str] = None,
     base: Path = config_path("nonmono_parser.cfg"),
 ) -> Config:
     """`base` (the packaged component config) with these settings of the
-    nonmono_parser component, filled. None leaves the base's setting."""
+    nonmono_parser component, filled. None leaves the base's setting;
+    decoding "global" also puts in the global model (and the system `mh4`
+    unless another is given)."""
     from spacy import util
 
     config = util.load_config(base, interpolate=False)
     settings = {"system": system, "oracle": oracle, "projectivize": projectivize,
-                "system_options": system_options}
+                "system_options": system_options, "decoding": decoding}
     component = config["components"][COMPONENT]
+    if decoding == "global":
+        from ..models.global_model import DEFAULT_CONFIG
+
+        component["model"] = Config().from_str(DEFAULT_CONFIG)["model"]
+        settings["system"] = system or "mh4"
     component.update({key: value for key, value in settings.items() if value is not None})
     if lang is not None:
         config["nlp"]["lang"] = lang

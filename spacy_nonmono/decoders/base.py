@@ -80,6 +80,10 @@ class Decoder:
         unknown name, oracle or option)."""
         from ..registry import get_system
 
+        if name == "mst":
+            raise ValueError("'mst' is decoded globally only (it is no transition system): "
+                             "set decoding = \"global\" and the model "
+                             "spacy_nonmono.GlobalParserModel.v1.")
         return get_system(name)(labels=labels, oracle=oracle, **options)
 
     def size_model(self, model: Model, system) -> None:
