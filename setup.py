@@ -7,13 +7,13 @@ from setuptools import Extension, setup
 
 MODULES = [
     "spacy_nonmono.graph.algorithms",
-    "spacy_nonmono.graph.mst",
     "spacy_nonmono.systems.base",
     "spacy_nonmono.systems.covington",
     "spacy_nonmono.systems.covington_nm",
     "spacy_nonmono.systems.stack_buffer",
     "spacy_nonmono.systems.arc_eager",
     "spacy_nonmono.systems.swap",
+    "spacy_nonmono.systems.hybrid",
     "spacy_nonmono.models.scoring",
     "spacy_nonmono.decoders.state_batch",
 ]

@@ -7,6 +7,7 @@ from ..registry import systems, get_system
 from .arc_eager import ArcEager, ArcEagerNM2013, ArcEagerTree, ArcEagerUnshift
 from .covington import Covington
 from .covington_nm import CovingtonNM
+from .hybrid import MH3, MH4
 from .swap import StayEagerSwap, SwapLazy
 
 systems.register("covington", func=Covington)
@@ -17,6 +18,8 @@ systems.register("arc_eager_tree", func=ArcEagerTree)
 systems.register("arc_eager_unshift", func=ArcEagerUnshift)
 systems.register("swap_lazy", func=SwapLazy)
 systems.register("swap_stay_eager", func=StayEagerSwap)
+systems.register("mh3", func=MH3)
+systems.register("mh4", func=MH4)
 
 __all__ = ["get_system", "Covington", "CovingtonNM", "ArcEager", "ArcEagerNM2013",
-           "ArcEagerTree", "ArcEagerUnshift", "SwapLazy", "StayEagerSwap"]
+           "ArcEagerTree", "ArcEagerUnshift", "SwapLazy", "StayEagerSwap", "MH3", "MH4"]
