@@ -98,15 +98,15 @@ class GlobalStructure:
             deps = numpy.arange(1, len(heads) + 1)
             pairs = numpy.stack([rows[numpy.asarray(heads)], rows[deps]], axis=1)
             view.add_event_grads("arc", pairs, numpy.zeros(len(deps), dtype="int64"),
-                                 numpy.full(len(deps), coefficient, dtype="f"))
+                                 numpy.full(len(deps), coefficient))
             return
         events = numpy.asarray(events)
         shifts, reduces = events[events[:, 0] < 0], events[events[:, 0] >= 0]
         view.add_event_grads("shift", rows[shifts[:, 2:4]], numpy.zeros(len(shifts), dtype="int64"),
-                             numpy.full(len(shifts), coefficient, dtype="f"))
+                             numpy.full(len(shifts), coefficient))
         slots = reduces[:, 1:4] if view.layout["reduce"][1] == 3 else reduces[:, 2:4]
         view.add_event_grads("reduce", rows[slots], reduces[:, 0],
-                             numpy.full(len(reduces), coefficient, dtype="f"))
+                             numpy.full(len(reduces), coefficient))
 
 
 class GlobalDecoder(Decoder):
@@ -205,5 +205,5 @@ def label_loss(view: ScorerView, rows, gold_heads, gold_labels) -> float:
     target = gold_labels[keep]
     loss = -float(numpy.log(probs[numpy.arange(len(target)), target] + 1e-12).sum())
     probs[numpy.arange(len(target)), target] -= 1.0
-    view.backprop(cache, probs.astype("f"))
+    view.backprop(cache, probs)
     return loss

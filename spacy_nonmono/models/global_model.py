@@ -24,7 +24,7 @@ rows are the batch's tokens in order, then the root, then the end. Its
 backward pass takes the parts' gradient, which the decoder accumulates from
 the few table entries a loss reads (`ScorerView`).
 """
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Dict, List, Sequence, Tuple
 
 import numpy
 from spacy.tokens import Doc
@@ -33,10 +33,11 @@ from thinc.api import Model, chain, glorot_uniform_init, list2array, normal_init
 from thinc.types import Floats2d
 
 from . import encoders  # noqa: F401  (registers the BiLSTM encoder its default config uses)
+from .parser_model import CNN_TOK2VEC_CONFIG
 
 # The model block `init-config --decoding global` writes: the paper's minimal
 # features over a two-layer BiLSTM on the greedy parsers' CNN tok2vec.
-DEFAULT_CONFIG = """
+DEFAULT_CONFIG = f"""
 [model]
 @architectures = "spacy_nonmono.GlobalParserModel.v1"
 hidden_width = 100
@@ -50,15 +51,7 @@ depth = 2
 dropout = 0.0
 
 [model.tok2vec.tok2vec]
-@architectures = "spacy.HashEmbedCNN.v2"
-pretrained_vectors = null
-width = 96
-depth = 4
-embed_size = 2000
-window_size = 1
-maxout_pieces = 3
-subword_features = true
-"""
+{CNN_TOK2VEC_CONFIG}"""
 FEATURES = ("hybrid", "two")
 # Slots of each scorer (one part each) and its number of outputs by name.
 SLOTS = {"shift": ("s0", "b0"), "arc": ("head", "dep"), "label": ("head", "dep")}
@@ -228,7 +221,7 @@ class ScorerView:
         p = self.params[scorer]
         A, B, C = (self._part(scorer, k, rows) for k in range(3))
         m = len(rows)
-        out = numpy.zeros((p["W"].shape[0], m, m, m), dtype="f")
+        out = numpy.zeros((p["W"].shape[0], m, m, m), dtype=A.dtype)
         BC = B[:, None, :] + C[None, :, :] + p["b"]
         for first in range(m - 2):
             hidden = BC[first + 1:] + A[first]
@@ -266,7 +259,8 @@ class ScorerView:
         if len(rows) == 0:
             return
         _, cache = self.scores(scorer, rows)
-        d_scores = numpy.zeros((len(rows), self.params[scorer]["W"].shape[0]), dtype="f")
+        d_scores = numpy.zeros((len(rows), self.params[scorer]["W"].shape[0]),
+                               dtype=self.parts.dtype)
         d_scores[numpy.arange(len(rows)), outputs] = coefficients
         self.backprop(cache, d_scores)
 

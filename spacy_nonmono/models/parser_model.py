@@ -19,6 +19,27 @@ from thinc.api import Model, chain, list2array, normal_init
 from thinc.types import Floats2d
 
 from .scoring import scatter_hidden_grad
+
+# The tok2vec of the shipped configs (spaCy's CNN), for every model default.
+CNN_TOK2VEC_CONFIG = """
+@architectures = "spacy.HashEmbedCNN.v2"
+pretrained_vectors = null
+width = 96
+depth = 4
+embed_size = 2000
+window_size = 1
+maxout_pieces = 3
+subword_features = true
+"""
+# The component's default model block.
+DEFAULT_CONFIG = f"""
+[model]
+@architectures = "spacy_nonmono.NonMonoParserModel.v1"
+hidden_width = 64
+maxout_pieces = 2
+
+[model.tok2vec]
+{CNN_TOK2VEC_CONFIG}"""
 from .step_model import StepModel, TableGrad
 from .token_table import TokenTable
 

@@ -17,35 +17,18 @@ from spacy.vocab import Vocab
 from thinc.api import Config, Model, set_dropout_rate
 
 from ..decoders.base import GoldTree
-from ..models.parser_model import upgrade_model_bytes
+from ..models.parser_model import DEFAULT_CONFIG, upgrade_model_bytes
 from ..registry import get_decoder
 from .sentences import (ROOT_LABEL, GoldProblems, doc_parses, gold_trees, labelled_gold,
                         resolve_projectivize, windows)
 
-DEFAULT_MODEL_CONFIG = """
-[model]
-@architectures = "spacy_nonmono.NonMonoParserModel.v1"
-hidden_width = 64
-maxout_pieces = 2
-
-[model.tok2vec]
-@architectures = "spacy.HashEmbedCNN.v2"
-pretrained_vectors = null
-width = 96
-depth = 4
-embed_size = 2000
-window_size = 1
-maxout_pieces = 3
-subword_features = true
-"""
-DEFAULT_MODEL = Config().from_str(DEFAULT_MODEL_CONFIG)["model"]
 
 
 @Language.factory(
     "nonmono_parser",
     assigns=["token.dep", "token.head", "token.is_sent_start", "doc.sents"],
     default_config={
-        "model": DEFAULT_MODEL,
+        "model": Config().from_str(DEFAULT_CONFIG)["model"],
         "system": "covington_nm",
         "oracle": None,
         "system_options": {},
