@@ -413,17 +413,25 @@ def _parses(name):
 
 
 @pytest.mark.parametrize("name,message", [
-    ("covington_foo", "no transition system 'covington_foo'; a name is spacy_parser, udpipe or "
-                      "<system>[-<oracle>][+<variant>]... with a system of arc_eager, "),
-    ("swap_lazy-dynamic", "swap_lazy has no oracle 'dynamic'; its oracles: static"),
-    ("covington_nm-upper", "covington_nm has no oracle 'upper'; its oracles: dynamic, static"),
+    ("covington_foo", "Unknown transition system 'covington_foo'. Known transition systems: "),
+    ("covington_foo", "A name is spacy_parser, udpipe or <system>[-<oracle>][+<variant>]... "
+                      "with a system of arc_eager, "),
+    ("swap_lazy-dynamic", "Unknown oracle 'dynamic' for system 'swap_lazy': expected one of "
+                          "'static'"),
+    ("covington_nm-upper", "Unknown oracle 'upper' for system 'covington_nm'"),
     # the names before 0.1 that would silently train something else
     ("covington-dynamic", "'dynamic' is covington's default oracle: leave it out ('covington')"),
     ("swap_stay_eager-dynamic+wide", "leave it out ('swap_stay_eager+wide')"),
     ("covington+bogus", "no variant 'bogus'; the variants: scan0, scan75, "),
     ("covington+", "no variant ''"),
-    ("covington+wide", "+wide sets {'context': 'wide'}: System 'covington' takes no option "
-                       "'context'"),
+    ("covington+wide", "covington+wide: System 'covington' takes no option 'context'"),
+    # global decoding: its structures, its model variants
+    ("mst", "'mst' is decoded globally only"),
+    ("covington+global", "decodes the systems 'mh3', 'mh4', 'mst', not 'covington'"),
+    ("mh4-static+global", "oracle must be null, not 'static'"),
+    ("mh4+two", "+two is a feature set of the global model: add +global first"),
+    ("mh4+global+bilstm", "+global's model has its BiLSTM already"),
+    ("udpipe+bilstm", "udpipe takes no variant but spacy_parser+bilstm"),
     ("arc_eager+scan0", "System 'arc_eager' takes no option 'scan_explore_prob'"),
 ])
 def test_workflow_system_name_errors(name, message):
@@ -434,6 +442,29 @@ def test_workflow_system_name_errors(name, message):
         parse_system(name)
     assert str(error.value).startswith(f"unknown system name {name!r}: ")
     assert message in str(error.value)
+
+
+def test_workflow_global_and_encoder_names_train_what_they_say():
+    """+global trains the global model's config, +two its other feature
+    set, +bilstm puts the same BiLSTM on a greedy parser's tok2vec."""
+    from thinc.api import Config
+
+    from spacy_nonmono.cli.workflow import training_config
+    from spacy_nonmono.models.global_model import BILSTM_CONFIG, DEFAULT_CONFIG
+
+    key = "components.nonmono_parser."
+    config, overrides = training_config("mh4+global+two")
+    assert config == "nonmono_parser.cfg"
+    assert json.loads(overrides[key + "decoding"]) == "global"
+    assert json.loads(overrides[key + "model"]) == Config().from_str(DEFAULT_CONFIG)["model"]
+    assert json.loads(overrides[key + "model.features"]) == "two"
+    bilstm = Config().from_str(BILSTM_CONFIG)["tok2vec"]
+    assert json.loads(training_config("covington_nm+bilstm")[1][key + "model.tok2vec"]) == bilstm
+    config, overrides = training_config("spacy_parser+bilstm")
+    assert config == "spacy_parser.cfg"
+    assert json.loads(overrides["components.parser.model.tok2vec"]) == bilstm
+    # The encoder inside the global model is the same one.
+    assert Config().from_str(DEFAULT_CONFIG)["model"]["tok2vec"] == bilstm
 
 
 def test_workflow_refuses_a_wrong_name_before_running(tmp_path):

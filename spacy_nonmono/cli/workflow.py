@@ -71,9 +71,16 @@ VARIANTS: Dict[str, Dict[str, object]] = {
     "wide": {"context": "wide"},
     # Half the training states follow the oracle (its default is 0.1).
     "follow50": {"follow_oracle_prob": 0.5},
+    # Exact decoding (mh3, mh4 charts; mst) with the global model, whose
+    # encoder is a BiLSTM on the CNN tok2vec (models/global_model.py).
+    "global": {"decoding": "global"},
 }
 # Settings of the component (not system options) that variants may set.
-COMPONENT_SETTINGS = ("follow_oracle_prob",)
+COMPONENT_SETTINGS = ("follow_oracle_prob", "decoding")
+# Variants that change the model: "bilstm" puts the global model's BiLSTM on
+# the tok2vec of a greedy parser (ours or spaCy's), so that comparisons keep
+# one encoder; "two" scores the charts' reduce transitions from {s0, b0}.
+MODEL_VARIANTS = ("bilstm", "two")
 SPACY_PARSER = "spacy_parser"
 UDPIPE = "udpipe"
 SPLITS = ("train", "dev", "test")
@@ -412,60 +419,82 @@ def run_name(system: str, seed: int) -> str:
 
 class SystemSpec(NamedTuple):
     """What a workflow system name trains."""
-    system: Optional[str]                # transition system; None: spacy_parser, udpipe
+    system: Optional[str]                # system or structure; None: spacy_parser, udpipe
     oracle: Optional[str] = None         # None: the system's default oracle
     options: Dict[str, object] = {}      # system options over the system's defaults
     settings: Dict[str, object] = {}     # component settings (COMPONENT_SETTINGS)
+    model: Tuple[str, ...] = ()          # MODEL_VARIANTS, in order
 
 
 def parse_system(name: str) -> SystemSpec:
-    """Read and check a workflow system name: `spacy_parser`, `udpipe` or
-    `<system>[-<oracle>][+<variant>]...`. The system is a registered
-    transition system, the oracle one of its oracles other than its default
-    (left out: the default), and each variant of VARIANTS merges its settings
-    onto the component's defaults, left to right; the system itself checks
-    the options. Anything else is an InputError saying which part is wrong."""
-    if name in (SPACY_PARSER, UDPIPE):
-        return SystemSpec(None)
-    from ..registry import get_system, systems
+    """Read and check a workflow system name: `spacy_parser[+bilstm]`,
+    `udpipe` or `<system>[-<oracle>][+<variant>]...`. The system is a
+    registered transition system (or, with +global, a structure of the
+    global decoder: mh3, mh4, mst), the oracle one of its oracles other than
+    its default (left out: the default), and each variant of VARIANTS merges
+    its settings onto the component's defaults, left to right; MODEL_VARIANTS
+    change the model. The decoder checks the system, oracle and options.
+    Anything else is an InputError saying which part is wrong."""
+    from ..registry import get_decoder, systems
 
     def wrong(why: str) -> InputError:
         return InputError(f"unknown system name {name!r}: {why}")
 
     head, *variants = name.split("+")
+    if head in (SPACY_PARSER, UDPIPE):
+        if head == SPACY_PARSER and variants in ([], ["bilstm"]):
+            return SystemSpec(None, model=tuple(variants))
+        if not variants:
+            return SystemSpec(None)
+        raise wrong(f"{head} takes no variant but {SPACY_PARSER}+bilstm")
     system, dash, oracle = head.partition("-")
+    settings: Dict[str, object] = {}
+    model = []
+    for variant in variants:
+        if variant in MODEL_VARIANTS:
+            model.append(variant)
+        elif variant in VARIANTS:
+            settings.update(VARIANTS[variant])
+        else:
+            raise wrong(f"no variant {variant!r}; the variants: "
+                        f"{', '.join(list(VARIANTS) + list(MODEL_VARIANTS))}")
+    decoding = settings.get("decoding", "greedy")
+    if "two" in model and decoding != "global":
+        raise wrong("+two is a feature set of the global model: add +global first")
+    if "bilstm" in model and decoding == "global":
+        raise wrong("+global's model has its BiLSTM already")
+    options = {k: v for k, v in settings.items() if k not in COMPONENT_SETTINGS}
+    decoder = get_decoder(decoding)()
     try:
-        cls = get_system(system)
-    except ValueError:
-        raise wrong(f"no transition system {system!r}; a name is {SPACY_PARSER}, {UDPIPE} or "
+        default_oracle = decoder.build_system(system, [], None, {}).oracle
+    except ValueError as e:
+        raise wrong(f"{e} A name is {SPACY_PARSER}, {UDPIPE} or "
                     f"<system>[-<oracle>][+<variant>]... with a system of "
-                    f"{', '.join(sorted(systems.get_all()))}") from None
-    if dash and oracle not in cls.oracles:
-        raise wrong(f"{system} has no oracle {oracle!r}; its oracles: {', '.join(cls.oracles)}")
-    if dash and oracle == cls.oracles[0]:
+                    f"{', '.join(sorted(systems.get_all()))} (and mst with +global)") from None
+    if dash and oracle == default_oracle:
         raise wrong(f"{oracle!r} is {system}'s default oracle: leave it out "
                     f"({name.replace(head, system, 1)!r}); docs/results/README.md translates "
                     "the names of earlier notes")
-    settings: Dict[str, object] = {}
-    for variant in variants:
-        if variant not in VARIANTS:
-            raise wrong(f"no variant {variant!r}; the variants: {', '.join(VARIANTS)}")
-        settings.update(VARIANTS[variant])
-    options = {k: v for k, v in settings.items() if k not in COMPONENT_SETTINGS}
     try:
-        cls(labels=[], oracle=oracle or None, **options)
+        decoder.build_system(system, [], oracle or None, options)
     except ValueError as e:
-        raise wrong(f"+{'+'.join(variants)} sets {options}: {e}") from None
+        raise wrong(f"{'+'.join([head] + variants)}: {e}") from None
     return SystemSpec(system, oracle or None, options,
-                      {k: v for k, v in settings.items() if k in COMPONENT_SETTINGS})
+                      {k: v for k, v in settings.items() if k in COMPONENT_SETTINGS}, tuple(model))
 
 
 def training_config(name: str) -> Tuple[str, Dict[str, str]]:
     """The config (in --configs) and `spacy train` overrides that train a
     workflow system (not udpipe)."""
+    from thinc.api import Config
+
+    from ..models.global_model import BILSTM_CONFIG, DEFAULT_CONFIG
+
     spec = parse_system(name)
+    bilstm = Config().from_str(BILSTM_CONFIG)["tok2vec"]
     if spec.system is None:
-        return "spacy_parser.cfg", {}
+        return "spacy_parser.cfg", ({"components.parser.model.tok2vec": json.dumps(bilstm)}
+                                    if "bilstm" in spec.model else {})
     key = "components.nonmono_parser."
     overrides = {key + "system": spec.system}
     if spec.oracle:
@@ -473,6 +502,12 @@ def training_config(name: str) -> Tuple[str, Dict[str, str]]:
     if spec.options:
         overrides[key + "system_options"] = json.dumps(spec.options)
     overrides.update({key + k: json.dumps(v) for k, v in spec.settings.items()})
+    if spec.settings.get("decoding") == "global":
+        overrides[key + "model"] = json.dumps(Config().from_str(DEFAULT_CONFIG)["model"])
+    if "two" in spec.model:
+        overrides[key + "model.features"] = json.dumps("two")
+    if "bilstm" in spec.model:
+        overrides[key + "model.tok2vec"] = json.dumps(bilstm)
     return "nonmono_parser.cfg", overrides
 
 

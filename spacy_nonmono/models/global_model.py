@@ -35,23 +35,26 @@ from thinc.types import Floats2d
 from . import encoders  # noqa: F401  (registers the BiLSTM encoder its default config uses)
 from .parser_model import CNN_TOK2VEC_CONFIG
 
-# The model block `init-config --decoding global` writes: the paper's minimal
-# features over a two-layer BiLSTM on the greedy parsers' CNN tok2vec.
-DEFAULT_CONFIG = f"""
-[model]
-@architectures = "spacy_nonmono.GlobalParserModel.v1"
-hidden_width = 100
-features = "hybrid"
-label_hidden_width = 100
-
-[model.tok2vec]
+# The encoder of the global model: a two-layer BiLSTM on the greedy parsers'
+# CNN tok2vec (also what the workflow's "+bilstm" gives a greedy parser).
+BILSTM_CONFIG = f"""
+[tok2vec]
 @architectures = "spacy_nonmono.BiLSTMEncoder.v1"
 width = 200
 depth = 2
 dropout = 0.0
 
-[model.tok2vec.tok2vec]
+[tok2vec.tok2vec]
 {CNN_TOK2VEC_CONFIG}"""
+# The model block `init-config --decoding global` writes: the paper's minimal
+# features over that encoder.
+DEFAULT_CONFIG = """
+[model]
+@architectures = "spacy_nonmono.GlobalParserModel.v1"
+hidden_width = 100
+features = "hybrid"
+label_hidden_width = 100
+""" + BILSTM_CONFIG.replace("[tok2vec", "[model.tok2vec")
 FEATURES = ("hybrid", "two")
 # Slots of each scorer (one part each) and its number of outputs by name.
 SLOTS = {"shift": ("s0", "b0"), "arc": ("head", "dep"), "label": ("head", "dep")}

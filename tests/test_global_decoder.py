@@ -1,0 +1,160 @@
+"""The global decoder (`decoding = "global"`): the structured hinge loss and
+its gradient (finite differences), training and parsing through the
+component for mh3, mh4 (both feature sets) and mst, serialization and
+pickling, and clear errors for settings it does not take."""
+import pickle
+
+import numpy
+import pytest
+import spacy
+from spacy.tokens import Doc
+from spacy.training import Example
+
+from conftest import SMALL_MODEL, sample_docs, train, tree_ok
+from spacy_nonmono.decoders.global_decoder import GlobalDecoder, sentence_loss
+from spacy_nonmono.models.global_model import ScorerView
+
+
+def global_model(features="hybrid"):
+    return {"@architectures": "spacy_nonmono.GlobalParserModel.v1", "hidden_width": 16,
+            "features": features, "label_hidden_width": 16, "tok2vec": SMALL_MODEL["tok2vec"]}
+
+
+def make_global_nlp(system, features="hybrid", **config):
+    nlp = spacy.blank("en")
+    nlp.add_pipe("nonmono_parser", config={"system": system, "decoding": "global",
+                                           "model": global_model(features), **config})
+    return nlp
+
+
+@pytest.fixture(scope="module")
+def examples():
+    return [Example(Doc(d.vocab, words=[t.text for t in d]), d)
+            for d in sample_docs("train", limit=30)]
+
+
+def arcs(docs):
+    return [[(t.head.i, t.dep_) for t in doc] for doc in docs]
+
+
+STRUCTURES = [("mst", "hybrid"), ("mh3", "hybrid"), ("mh3", "two"), ("mh4", "hybrid"),
+              ("mh4", "two")]
+
+
+@pytest.mark.parametrize("system,features", STRUCTURES)
+def test_structured_loss_gradient_matches_finite_differences(system, features, examples):
+    """The loss of a few sentences as a function of the model's parts and
+    the scorers' parameters: the analytic gradient equals central finite
+    differences (the hinge is piecewise linear in the scores; a step small
+    enough keeps both derivations, which the check asserts)."""
+    nlp = make_global_nlp(system, features)
+    nlp.initialize(lambda: examples)
+    parser = nlp.get_pipe("nonmono_parser")
+    model, structure = parser.model, parser.moves
+    rng = numpy.random.default_rng(0)
+    # Random, larger output weights: every parameter matters for the scores.
+    for name, _ in model.attrs["scorers"]:
+        for k in ("W", "b", "c"):
+            value = model.get_param(f"{name}_{k}")
+            model.set_param(f"{name}_{k}", rng.normal(scale=0.5, size=value.shape).astype("f"))
+    golds = list(parser._gold_sentences(examples[:4], parser.gold_problems))
+    docs = [examples[d].predicted for d, *_ in golds]
+    spans = [(k, start, end) for k, (_, start, end, _, _) in enumerate(golds)]
+    parts = model.predict(docs).astype("float64")
+    rows = GlobalDecoder._rows(docs, spans)
+
+    def loss(parts, params):
+        view = ScorerView(model, parts, train=True)
+        view.params = params
+        view.d_params = {s: {k: numpy.zeros_like(v) for k, v in p.items()}
+                         for s, p in view.params.items()}
+        view.d_parts = numpy.zeros_like(view.parts)
+        total = sum(sentence_loss(structure, view, r, numpy.asarray(h, dtype="int32"),
+                                  numpy.asarray(l, dtype="int64"))
+                    for r, (_, _, _, h, l) in zip(rows, golds))
+        return total, view
+
+    base_view = ScorerView(model, parts.astype("f"))
+    params = {s: {k: v.astype("float64") for k, v in p.items()} for s, p in base_view.params.items()}
+    value, view = loss(parts, params)
+    assert value > 0
+    eps = 1e-3
+    checked = 0
+    # Parts of the rows the sentences read, and every scorer parameter kind.
+    for _ in range(25):
+        r = int(rng.integers(parts.shape[0]))
+        s = int(rng.integers(parts.shape[1]))
+        h = int(rng.integers(parts.shape[2]))
+        plus, minus = parts.copy(), parts.copy()
+        plus[r, s, h] += eps
+        minus[r, s, h] -= eps
+        numeric = (loss(plus, params)[0] - loss(minus, params)[0]) / (2 * eps)
+        assert numeric == pytest.approx(view.d_parts[r, s, h], abs=2e-2, rel=1e-2)
+        checked += 1
+    for scorer, p in params.items():
+        for k, value_k in p.items():
+            for _ in range(4):
+                index = tuple(int(rng.integers(n)) for n in value_k.shape)
+                plus = {s: {kk: vv.copy() for kk, vv in q.items()} for s, q in params.items()}
+                minus = {s: {kk: vv.copy() for kk, vv in q.items()} for s, q in params.items()}
+                plus[scorer][k][index] += eps
+                minus[scorer][k][index] -= eps
+                numeric = (loss(parts, plus)[0] - loss(parts, minus)[0]) / (2 * eps)
+                assert numeric == pytest.approx(view.d_params[scorer][k][index], abs=2e-2, rel=1e-2), \
+                    (scorer, k, index)
+                checked += 1
+    assert checked > 40
+
+
+@pytest.mark.parametrize("system,features", STRUCTURES)
+def test_trains_parses_and_round_trips(system, features, examples, tmp_path):
+    nlp = make_global_nlp(system, features)
+    history = train(nlp, examples, epochs=8)
+    assert history[-1] < 0.6 * history[0], history
+    docs = [Doc(nlp.vocab, words=[t.text for t in g]) for g in sample_docs("dev", limit=15)]
+    parsed = list(nlp.pipe(docs))
+    assert all(tree_ok(doc) for doc in parsed)
+    labels = set(nlp.get_pipe("nonmono_parser").labels) | {"dep", "ROOT"}
+    assert all(t.dep_ in labels for doc in parsed for t in doc)
+    expected = arcs(parsed)
+    nlp.to_disk(tmp_path / "model")
+    loaded = spacy.load(tmp_path / "model")
+    again = loaded.pipe([Doc(loaded.vocab, words=[t.text for t in d]) for d in docs])
+    assert arcs(again) == expected
+    unpickled = pickle.loads(pickle.dumps(loaded))
+    again = unpickled.pipe([Doc(unpickled.vocab, words=[t.text for t in d]) for d in docs])
+    assert arcs(again) == expected
+    # Preset sentences and awkward docs.
+    words = "The dog barked . A cat slept . Birds sing".split()
+    starts = [True, False, False, False, True, False, False, False, True, False]
+    doc = loaded(Doc(loaded.vocab, words=words, sent_starts=starts))
+    assert [s.start for s in doc.sents] == [0, 4, 8] and tree_ok(doc)
+    for words in ([], ["Hello"], ["a", " ", "b", "\n"]):
+        doc = loaded(Doc(loaded.vocab, words=words))
+        assert len(doc) == len(words) and (not words or tree_ok(doc))
+
+
+def test_settings_global_decoding_does_not_take():
+    with pytest.raises(ValueError, match="decodes the systems 'mh3', 'mh4', 'mst', not 'covington'"):
+        make_global_nlp("covington")
+    with pytest.raises(ValueError, match="oracle must be null"):
+        make_global_nlp("mh4", oracle="static")
+    with pytest.raises(ValueError, match="takes no system_options"):
+        make_global_nlp("mst", system_options={"loss": "upper"})
+    with pytest.raises(ValueError, match="needs the model spacy_nonmono.GlobalParserModel.v1"):
+        spacy.blank("en").add_pipe("nonmono_parser", config={"system": "mh4", "decoding": "global"})
+    with pytest.raises(ValueError, match="Unknown features 'three'"):
+        make_global_nlp("mh4", features="three")
+
+
+def test_mst_is_global_only():
+    with pytest.raises(ValueError, match="'mst' is decoded globally only"):
+        spacy.blank("en").add_pipe("nonmono_parser", config={"system": "mst"})
+
+
+def test_decoding_cannot_switch_model_kind_at_load(examples, tmp_path):
+    nlp = make_global_nlp("mst")
+    nlp.initialize(lambda: examples)
+    nlp.to_disk(tmp_path / "model")
+    with pytest.raises(Exception, match="greedy|GlobalParserModel"):
+        spacy.load(tmp_path / "model", config={"components": {"nonmono_parser": {"decoding": "greedy"}}})
