@@ -7,6 +7,7 @@ from setuptools import Extension, setup
 
 MODULES = [
     "spacy_nonmono.graph.algorithms",
+    "spacy_nonmono.graph.charts",
     "spacy_nonmono.graph.mst",
     "spacy_nonmono.systems.base",
     "spacy_nonmono.systems.covington",

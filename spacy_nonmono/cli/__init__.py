@@ -21,6 +21,7 @@ PROG = "spacy-nonmono"
 def build_parser(prog: str = PROG) -> argparse.ArgumentParser:
     from .. import __version__
     from . import benchmark, evaluate, init_config, oracle, profile, speed, workflow
+    from . import coverage
 
     parser = argparse.ArgumentParser(
         prog=prog,
@@ -30,7 +31,7 @@ def build_parser(prog: str = PROG) -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"spacy-nonmono {__version__}")
     commands = parser.add_subparsers(dest="command", required=True)
-    for module in (benchmark, evaluate, init_config, oracle, profile, speed, workflow):
+    for module in (benchmark, coverage, evaluate, init_config, oracle, profile, speed, workflow):
         module.add_parser(commands)
     return parser
 

@@ -1,0 +1,128 @@
+"""`coverage`: how much of each treebank's gold trees the MH3 (projective) and
+MH4 charts can build, as in Table 3 of Gómez-Rodríguez, Shi & Lee (2018).
+
+Each gold tree is decided exactly by the charts of `spacy_nonmono.graph.charts`:
+the best tree of the chart with zero scores and one point per gold arc
+(`charts.coverage`). A sentence is covered when that tree is the gold tree;
+edge coverage is the share of gold arcs (one per word, the root's included)
+that the best tree of each sentence keeps. MH3 covers exactly the projective
+trees, so its sentence coverage is the share of projective sentences.
+Sentences longer than --max-length are left out and counted (MH4 is O(n^4):
+about 0.25 s a sentence at 200 words, 1.4 s at 300; see
+docs/results/mh4/charts.md)."""
+import json
+import sys
+import time
+from pathlib import Path
+
+from .common import InputError, RawHelpFormatter, check_output_paths, warn
+
+DEFAULT_MAX_LENGTH = 200
+PROGRESS_EVERY = 500
+SYSTEMS = (("projective", 3), ("mh4", 4))
+
+
+def add_parser(commands) -> None:
+    p = commands.add_parser(
+        "coverage",
+        help="Sentence and edge coverage of gold trees by MH3 (projective) and MH4 "
+        "(paper Table 3 of the MH4 paper)",
+        description=__doc__ + "\n\nThe gold files are read first: malformed CoNLL-U and gold "
+        "heads that are not a\nsingle-rooted tree are an error (exit status 2) naming the "
+        "file and line,\nunless --skip-invalid. Progress goes to stderr every "
+        f"{PROGRESS_EVERY} sentences.",
+        formatter_class=RawHelpFormatter,
+    )
+    p.add_argument("gold", type=Path, nargs="+", help="Gold CoNLL-U files (e.g. UD *-train.conllu)")
+    p.add_argument("--max-length", type=int, default=DEFAULT_MAX_LENGTH,
+                   help="Leave out (and count) sentences of more words; 0: no limit")
+    p.add_argument("--single-root", action="store_true",
+                   help="Edge coverage over trees with one word attached to the root node "
+                   "(sentence coverage is the same: gold trees have one root)")
+    p.add_argument("--json", type=Path, default=None, help="Write the numbers as JSON here")
+    p.add_argument("--skip-invalid", action="store_true",
+                   help="Skip gold sentences whose heads are not a tree (one warning each, "
+                   "counted) instead of stopping")
+    p.set_defaults(run=run)
+
+
+def run(args) -> int:
+    from ..evaluation import read_gold
+
+    if args.max_length < 0:
+        raise InputError(f"--max-length must be 0 (no limit) or positive, not {args.max_length}")
+    check_output_paths({"--json": args.json}, inputs=args.gold)
+    # Read every file before the first chart: a bad file late in the list
+    # should not cost the work on the others.
+    treebanks = []
+    for path in args.gold:
+        sentences, skipped = read_gold(path, skip_invalid=args.skip_invalid)
+        for error in skipped:
+            warn(f"skipped {error}")
+        treebanks.append((path, sentences, len(skipped)))
+    results = [measure(path, sentences, invalid, args.max_length, args.single_root)
+               for path, sentences, invalid in treebanks]
+    if args.json:
+        args.json.write_text(json.dumps({"max_length": args.max_length,
+                                         "single_root": args.single_root,
+                                         "files": results}, indent=2) + "\n")
+    print(table(results))
+    return 0
+
+
+def measure(path: Path, sentences, invalid: int, max_length: int, single_root: bool) -> dict:
+    """The coverage numbers of one file's gold sentences."""
+    from ..evaluation.conllu_eval import gold_tree
+    from ..graph.charts import Chart, coverage
+
+    charts = {k: Chart(k, single_root) for _, k in SYSTEMS}
+    counts = {name: {"sentences": 0, "arcs": 0} for name, _ in SYSTEMS}
+    n_sentences = n_words = long_sentences = long_words = 0
+    start = time.perf_counter()
+    for number, sentence in enumerate(sentences, start=1):
+        heads = gold_tree(sentence)[0]
+        if max_length and len(heads) > max_length:
+            long_sentences += 1
+            long_words += len(heads)
+        else:
+            n_sentences += 1
+            n_words += len(heads)
+            for name, k in SYSTEMS:
+                shared = coverage(heads, k, single_root, chart=charts[k])
+                counts[name]["sentences"] += shared == len(heads)
+                counts[name]["arcs"] += shared
+        if number % PROGRESS_EVERY == 0:
+            print(f"{path}: {number}/{len(sentences)} sentences "
+                  f"({time.perf_counter() - start:.1f} s)", file=sys.stderr, flush=True)
+    print(f"{path}: {len(sentences)} sentences in {time.perf_counter() - start:.1f} s",
+          file=sys.stderr, flush=True)
+    result = {"path": str(path), "sentences": n_sentences, "words": n_words,
+              "skipped_long": long_sentences, "skipped_long_words": long_words,
+              "skipped_invalid": invalid}
+    for name, _ in SYSTEMS:
+        covered, arcs = counts[name]["sentences"], counts[name]["arcs"]
+        result[name] = {
+            "covered_sentences": covered, "covered_arcs": arcs,
+            "sentence_coverage": percent(covered, n_sentences),
+            "edge_coverage": percent(arcs, n_words),
+        }
+    return result
+
+
+def percent(part: int, whole: int) -> float:
+    return round(100.0 * part / whole, 2) if whole else 0.0
+
+
+def table(results) -> str:
+    lines = [
+        "| file | sentences | words | sentence coverage: proj. | MH4 | edge coverage: proj. "
+        "| MH4 | left out (long) | left out (invalid) |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for r in results:
+        lines.append(
+            f"| {r['path']} | {r['sentences']:,} | {r['words']:,} "
+            f"| {r['projective']['sentence_coverage']:.2f} | {r['mh4']['sentence_coverage']:.2f} "
+            f"| {r['projective']['edge_coverage']:.2f} | {r['mh4']['edge_coverage']:.2f} "
+            f"| {r['skipped_long']} | {r['skipped_invalid']} |")
+    return "\n".join(lines)
