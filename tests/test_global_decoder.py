@@ -11,7 +11,7 @@ from spacy.tokens import Doc
 from spacy.training import Example
 
 from conftest import SMALL_MODEL, sample_docs, train, tree_ok
-from spacy_nonmono.decoders.global_decoder import GlobalDecoder, sentence_loss
+from spacy_nonmono.decoders.global_decoder import GlobalDecoder
 from spacy_nonmono.models.global_model import ScorerView
 
 
@@ -43,10 +43,17 @@ STRUCTURES = [("mst", "hybrid"), ("mh3", "hybrid"), ("mh3", "two"), ("mh4", "hyb
 
 @pytest.mark.parametrize("system,features", STRUCTURES)
 def test_structured_loss_gradient_matches_finite_differences(system, features, examples):
-    """The loss of a few sentences as a function of the model's parts and
-    the scorers' parameters: the analytic gradient equals central finite
-    differences (the hinge is piecewise linear in the scores; a step small
-    enough keeps both derivations, which the check asserts)."""
+    """The loss of a few sentences (structured hinge plus label loss) as a
+    function of the model's parts and the scorers' parameters. The tree
+    algorithm's score of each derivation equals the sum of its entries
+    scored one by one; holding the two derivations fixed (the hinge is
+    linear in the scores between argmax changes), the analytic gradient
+    equals central finite differences in float64."""
+    from thinc.api import fix_random_seed
+
+    from spacy_nonmono.decoders.global_decoder import GOLD_WEIGHT, label_loss, sentence_loss
+
+    fix_random_seed(0)
     nlp = make_global_nlp(system, features)
     nlp.initialize(lambda: examples)
     parser = nlp.get_pipe("nonmono_parser")
@@ -62,48 +69,67 @@ def test_structured_loss_gradient_matches_finite_differences(system, features, e
     spans = [(k, start, end) for k, (_, start, end, _, _) in enumerate(golds)]
     parts = model.predict(docs).astype("float64")
     rows = GlobalDecoder._rows(docs, spans)
+    base = ScorerView(model, parts)
+    params = {s: {k: v.astype("float64") for k, v in p.items()} for s, p in base.params.items()}
+    base.params = params
+
+    # The two derivations of each sentence, and their scores checked entry by entry.
+    derivations = []
+    for r, (_, _, _, heads, labels) in zip(rows, golds):
+        gold_heads = numpy.asarray(heads, dtype="int32")
+        score, cost, pred, events = structure.decode(base, r, gold_heads, 1.0)
+        g_score, _, g_pred, g_events = structure.decode(base, r, gold_heads, GOLD_WEIGHT)
+        assert structure.derivation_score(base, r, pred, events) == pytest.approx(score, rel=1e-4, abs=1e-3)
+        assert structure.derivation_score(base, r, g_pred, g_events) == pytest.approx(g_score, rel=1e-4, abs=1e-3)
+        g_cost = float(numpy.sum(numpy.asarray(g_pred) != gold_heads))
+        derivations.append((r, gold_heads, numpy.asarray(labels), pred, events, cost, g_pred, g_events, g_cost))
 
     def loss(parts, params):
+        """The loss with the derivations held fixed, its gradient in the view."""
         view = ScorerView(model, parts, train=True)
         view.params = params
-        view.d_params = {s: {k: numpy.zeros_like(v) for k, v in p.items()}
-                         for s, p in view.params.items()}
-        view.d_parts = numpy.zeros_like(view.parts)
-        total = sum(sentence_loss(structure, view, r, numpy.asarray(h, dtype="int32"),
-                                  numpy.asarray(l, dtype="int64"))
-                    for r, (_, _, _, h, l) in zip(rows, golds))
+        view.d_params = {s: {k: numpy.zeros_like(v) for k, v in p.items()} for s, p in params.items()}
+        total = 0.0
+        for r, gold_heads, labels, pred, events, cost, g_pred, g_events, g_cost in derivations:
+            margin = (structure.derivation_score(view, r, pred, events) + cost
+                      - structure.derivation_score(view, r, g_pred, g_events) - g_cost)
+            if margin > 0:
+                total += margin
+                structure.add_grads(view, r, pred, events, 1.0)
+                structure.add_grads(view, r, g_pred, g_events, -1.0)
+            total += label_loss(view, r, gold_heads, labels)
         return total, view
 
-    base_view = ScorerView(model, parts.astype("f"))
-    params = {s: {k: v.astype("float64") for k, v in p.items()} for s, p in base_view.params.items()}
     value, view = loss(parts, params)
     assert value > 0
-    eps = 1e-3
-    checked = 0
-    # Parts of the rows the sentences read, and every scorer parameter kind.
-    for _ in range(25):
-        r = int(rng.integers(parts.shape[0]))
-        s = int(rng.integers(parts.shape[1]))
-        h = int(rng.integers(parts.shape[2]))
+    # What training computes (sentence_loss) is this loss.
+    trained = ScorerView(model, parts, train=True)
+    trained.params = params
+    assert sum(sentence_loss(structure, trained, r, g, l)
+               for r, g, l, *_ in derivations) == pytest.approx(value, rel=1e-4)
+    eps = 1e-5
+
+    def check(numeric, analytic, what):
+        assert numeric == pytest.approx(analytic, rel=1e-4, abs=1e-4), what
+
+    for _ in range(30):
+        index = tuple(int(rng.integers(n)) for n in parts.shape)
         plus, minus = parts.copy(), parts.copy()
-        plus[r, s, h] += eps
-        minus[r, s, h] -= eps
-        numeric = (loss(plus, params)[0] - loss(minus, params)[0]) / (2 * eps)
-        assert numeric == pytest.approx(view.d_parts[r, s, h], abs=2e-2, rel=1e-2)
-        checked += 1
+        plus[index] += eps
+        minus[index] -= eps
+        check((loss(plus, params)[0] - loss(minus, params)[0]) / (2 * eps), view.d_parts[index],
+              ("parts", index))
     for scorer, p in params.items():
         for k, value_k in p.items():
             for _ in range(4):
                 index = tuple(int(rng.integers(n)) for n in value_k.shape)
-                plus = {s: {kk: vv.copy() for kk, vv in q.items()} for s, q in params.items()}
-                minus = {s: {kk: vv.copy() for kk, vv in q.items()} for s, q in params.items()}
-                plus[scorer][k][index] += eps
-                minus[scorer][k][index] -= eps
-                numeric = (loss(parts, plus)[0] - loss(parts, minus)[0]) / (2 * eps)
-                assert numeric == pytest.approx(view.d_params[scorer][k][index], abs=2e-2, rel=1e-2), \
-                    (scorer, k, index)
-                checked += 1
-    assert checked > 40
+                shifted = []
+                for sign in (1, -1):
+                    copy = {s: {kk: vv.copy() for kk, vv in q.items()} for s, q in params.items()}
+                    copy[scorer][k][index] += sign * eps
+                    shifted.append(loss(parts, copy)[0])
+                check((shifted[0] - shifted[1]) / (2 * eps), view.d_params[scorer][k][index],
+                      (scorer, k, index))
 
 
 @pytest.mark.parametrize("system,features", STRUCTURES)

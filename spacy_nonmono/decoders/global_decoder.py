@@ -71,7 +71,7 @@ class GlobalStructure:
             else:
                 from ..graph.charts import Chart
 
-                self._algorithm = Chart(3 if self.name == "mh3" else 4)
+                self._algorithm = Chart(3 if self.name == "mh3" else 4, single_root=True)
         return self._algorithm
 
     def decode(self, view: ScorerView, rows: numpy.ndarray, gold_heads=None,
@@ -91,22 +91,34 @@ class GlobalStructure:
             reduce = numpy.ascontiguousarray(numpy.moveaxis(view.pair_table("reduce", rows), -1, 0))
         return self.algorithm.decode(shift, reduce, gold_heads, cost_weight)
 
-    def add_grads(self, view: ScorerView, rows: numpy.ndarray, heads, events,
-                  coefficient: float) -> None:
-        """Add coefficient x the gradient of the derivation's score."""
+    def scored_tuples(self, view: ScorerView, rows: numpy.ndarray, heads, events):
+        """The table entries a derivation's score sums, as (scorer, position
+        rows (E, slots), output index (E,)) groups."""
         if self.name == "mst":
             deps = numpy.arange(1, len(heads) + 1)
             pairs = numpy.stack([rows[numpy.asarray(heads)], rows[deps]], axis=1)
-            view.add_event_grads("arc", pairs, numpy.zeros(len(deps), dtype="int64"),
-                                 numpy.full(len(deps), coefficient))
-            return
+            return [("arc", pairs, numpy.zeros(len(deps), dtype="int64"))]
         events = numpy.asarray(events)
         shifts, reduces = events[events[:, 0] < 0], events[events[:, 0] >= 0]
-        view.add_event_grads("shift", rows[shifts[:, 2:4]], numpy.zeros(len(shifts), dtype="int64"),
-                             numpy.full(len(shifts), coefficient))
         slots = reduces[:, 1:4] if view.layout["reduce"][1] == 3 else reduces[:, 2:4]
-        view.add_event_grads("reduce", rows[slots], reduces[:, 0],
-                             numpy.full(len(reduces), coefficient))
+        return [("shift", rows[shifts[:, 2:4]], numpy.zeros(len(shifts), dtype="int64")),
+                ("reduce", rows[slots], reduces[:, 0])]
+
+    def derivation_score(self, view: ScorerView, rows: numpy.ndarray, heads, events) -> float:
+        """A derivation's score, entry by entry (what the tree algorithm's
+        score must equal)."""
+        total = 0.0
+        for scorer, tuples, outputs in self.scored_tuples(view, rows, heads, events):
+            if len(tuples):
+                scores, _ = view.scores(scorer, tuples)
+                total += float(scores[numpy.arange(len(tuples)), outputs].sum())
+        return total
+
+    def add_grads(self, view: ScorerView, rows: numpy.ndarray, heads, events,
+                  coefficient: float) -> None:
+        """Add coefficient x the gradient of the derivation's score."""
+        for scorer, tuples, outputs in self.scored_tuples(view, rows, heads, events):
+            view.add_event_grads(scorer, tuples, outputs, numpy.full(len(tuples), coefficient))
 
 
 class GlobalDecoder(Decoder):
