@@ -124,3 +124,24 @@ def test_init_config_errors(args, message, tmp_path):
 def test_init_config_checks_the_output_path(tmp_path):
     out = nonmono_cli("init-config", "missing/x.cfg", cwd=tmp_path)
     assert out.returncode == 2 and "folder missing does not exist" in out.stderr
+
+
+def test_init_config_global_decoding(corpora, tmp_path):
+    from thinc.api import Config
+
+    from spacy_nonmono.configs import GLOBAL_MAX_SENTENCE_LENGTH
+    from spacy_nonmono.models.global_model import DEFAULT_CONFIG
+
+    out = nonmono_cli("init-config", "mh4.cfg", "--decoding", "global", cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    config = load_config(tmp_path / "mh4.cfg", interpolate=False)
+    component = config["components"]["nonmono_parser"]
+    assert (component["system"], component["decoding"]) == ("mh4", "global")
+    assert component["max_sentence_length"] == GLOBAL_MAX_SENTENCE_LENGTH
+    default = Config().from_str(DEFAULT_CONFIG)["model"]
+    assert {k: v for k, v in component["model"].items() if k in default} == default
+    result = spacy_cli("debug", "config", tmp_path / "mh4.cfg", *corpora, cwd=tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
+    out = nonmono_cli("init-config", "x.cfg", "--decoding", "global", "--system", "covington",
+                      cwd=tmp_path)
+    assert out.returncode == 2 and "decodes the systems 'mh3', 'mh4', 'mst'" in out.stderr

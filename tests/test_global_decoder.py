@@ -184,3 +184,13 @@ def test_decoding_cannot_switch_model_kind_at_load(examples, tmp_path):
     nlp.to_disk(tmp_path / "model")
     with pytest.raises(Exception, match="greedy|GlobalParserModel"):
         spacy.load(tmp_path / "model", config={"components": {"nonmono_parser": {"decoding": "greedy"}}})
+
+
+def test_long_docs_are_parsed_in_windows(examples):
+    """The length guard: a doc longer than max_sentence_length is decoded in
+    windows (one tree: later windows' roots attach to the first's)."""
+    nlp = make_global_nlp("mh4", max_sentence_length=60)
+    nlp.initialize(lambda: examples)
+    doc = nlp(Doc(nlp.vocab, words=["word"] * 301))
+    assert tree_ok(doc) and len(list(doc.sents)) == 1
+    assert sum(t.dep_ == "dep" and t.head.dep_ == "ROOT" for t in doc) >= 5

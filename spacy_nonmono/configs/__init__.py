@@ -19,6 +19,10 @@ from thinc.api import Config
 
 CONFIG_DIR = Path(__file__).resolve().parent
 COMPONENT = "nonmono_parser"
+# Longest sentence the global decoder parses whole in the configs
+# `init-config --decoding global` writes (MH4 with hybrid scores: about 0.1 s
+# and 100 MB at 150 words, n^4 and n^3 beyond).
+GLOBAL_MAX_SENTENCE_LENGTH = 150
 # The order of spaCy's own generated configs.
 SECTION_ORDER = ("paths", "system", "nlp", "components", "corpora", "training", "pretraining",
                  "initialize")
@@ -63,6 +67,9 @@ def filled_config(
 
         component["model"] = Config().from_str(DEFAULT_CONFIG)["model"]
         settings["system"] = system or "mh4"
+        # The MH4 chart's length guard (docs/results/mh4/charts.md): longer
+        # sentences are parsed in windows and skipped in training.
+        component["max_sentence_length"] = GLOBAL_MAX_SENTENCE_LENGTH
     component.update({key: value for key, value in settings.items() if value is not None})
     if lang is not None:
         config["nlp"]["lang"] = lang
