@@ -178,3 +178,25 @@ def train(nlp, examples, epochs):
             nlp.update(examples[start : start + 8], sgd=optimizer, losses=losses)
         history.append(losses["nonmono_parser"])
     return history
+
+
+def random_heads(rng, n: int, projective: bool = False):
+    """A random tree of n words as 1-based heads (0 = root), from a
+    random.Random: any tree, or a projective one built span by span."""
+    heads = [0] * n
+    if projective:
+        def build(lo, hi, head):
+            r = rng.randint(lo, hi)
+            heads[r - 1] = head
+            for a, b in ((lo, r - 1), (r + 1, hi)):
+                k = a
+                while k <= b:
+                    end = rng.randint(k, b)
+                    build(k, end, r)
+                    k = end + 1
+        build(1, n, 0)
+    else:
+        order = rng.sample(range(1, n + 1), n)
+        for pos in range(1, n):
+            heads[order[pos] - 1] = order[rng.randrange(pos)]
+    return heads

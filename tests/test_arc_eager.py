@@ -39,7 +39,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import reference_arc_eager as ref
-from conftest import scaled
+from conftest import random_heads, scaled
 from covington_walks import LABELS, N_LABELS, seeds, walk_policies
 from covington_walks import gold_trees as any_gold_trees
 from spacy_nonmono.systems import get_system
@@ -88,22 +88,7 @@ def gold_trees(draw, min_words=1, max_words=8):
 
 def random_tree(rng, n, projective=False):
     """The same two kinds of trees from a random.Random, for plain loops."""
-    heads = [0] * n
-    if projective:
-        def build(lo, hi, head):
-            r = rng.randint(lo, hi)
-            heads[r - 1] = head
-            for a, b in ((lo, r - 1), (r + 1, hi)):
-                k = a
-                while k <= b:
-                    end = rng.randint(k, b)
-                    build(k, end, r)
-                    k = end + 1
-        build(1, n, 0)
-    else:
-        order = rng.sample(range(1, n + 1), n)
-        for pos in range(1, n):
-            heads[order[pos] - 1] = order[rng.randrange(pos)]
+    heads = random_heads(rng, n, projective)
     labels = [rng.randrange(N_LABELS) for _ in range(n)]
     return heads, _root_label_any(heads, labels)
 

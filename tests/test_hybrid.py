@@ -33,7 +33,7 @@ from spacy.tokens import Doc
 from spacy.training import Example
 
 import reference_hybrid as ref
-from conftest import make_nlp, sample_docs, scaled, train, tree_ok, ud_dir
+from conftest import make_nlp, random_heads, sample_docs, scaled, train, tree_ok, ud_dir
 from spacy_nonmono.systems import get_system
 from spacy_nonmono.systems.base import INVALID, check_gold_tree
 
@@ -82,22 +82,7 @@ def gold_trees(draw, min_words=1, max_words=8, projective=False):
 
 def random_tree(rng, n, projective=False):
     """The same trees from a random.Random, for plain loops."""
-    heads = [0] * n
-    if projective:
-        def build(lo, hi, head):
-            r = rng.randint(lo, hi)
-            heads[r - 1] = head
-            for a, b in ((lo, r - 1), (r + 1, hi)):
-                k = a
-                while k <= b:
-                    end = rng.randint(k, b)
-                    build(k, end, r)
-                    k = end + 1
-        build(1, n, 0)
-    else:
-        order = rng.sample(range(1, n + 1), n)
-        for pos in range(1, n):
-            heads[order[pos] - 1] = order[rng.randrange(pos)]
+    heads = random_heads(rng, n, projective)
     return heads, _labels(heads, [rng.randrange(N_LABELS) for _ in range(n)])
 
 
