@@ -332,7 +332,8 @@ class Workflow:
                         scores["test"]["transitions_per_word"]
             by_system = self.static_oracle(tb)
             static[tb] = {s: by_system[system_name(s)] for s in self.systems
-                          if system_name(s) in by_system}
+                          if system_name(s) in by_system
+                          and parse_system(s).settings.get("decoding") != "global"}
         out = self.args.root / "results"
         out.mkdir(parents=True, exist_ok=True)
         table = comparison_table(results, self.treebanks, self.systems, static)
@@ -356,7 +357,8 @@ class Workflow:
 
         target = self.metrics(treebank, "static_oracle.json")
         cached = json.loads(target.read_text()) if target.exists() and not self.args.force else {}
-        missing = sorted({system_name(s) for s in self.systems} - {None} - set(cached))
+        greedy = [s for s in self.systems if parse_system(s).settings.get("decoding") != "global"]
+        missing = sorted({system_name(s) for s in greedy} - {None} - set(cached))
         if missing:
             sentences, _ = read_gold(self.conllu(treebank, "test"))
             trees = [gold_tree(s) for s in sentences]
@@ -518,9 +520,9 @@ def system_name(system: str) -> Optional[str]:
 
 def parse_counts(parser) -> Optional[Dict[str, int]]:
     """A copy of the nonmono_parser's running transition and word counts
-    (None for other parsers)."""
+    (None for other parsers and for decoders that make no transitions)."""
     for _, pipe in getattr(parser, "pipeline", []):
-        if hasattr(pipe, "parse_counts"):
+        if hasattr(pipe, "parse_counts") and pipe.decoder.model_kind == "transitions":
             return dict(pipe.parse_counts)
     return None
 

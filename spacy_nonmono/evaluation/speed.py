@@ -32,10 +32,10 @@ class SpacyTimer:
 
 def transitions_per_word(timer) -> Optional[float]:
     """Transitions per word of a timed pipeline's nonmono_parser over its
-    runs so far, or None for other parsers."""
+    runs so far, or None for other parsers and global decoding."""
     nlp = getattr(timer, "nlp", None)
     counts = [pipe.parse_counts for _, pipe in getattr(nlp, "pipeline", [])
-              if hasattr(pipe, "parse_counts")]
+              if hasattr(pipe, "parse_counts") and pipe.decoder.model_kind == "transitions"]
     if not counts or not counts[0]["words"]:
         return None
     return counts[0]["transitions"] / counts[0]["words"]
