@@ -77,8 +77,9 @@ def test_structured_loss_gradient_matches_finite_differences(system, features, e
     derivations = []
     for r, (_, _, _, heads, labels) in zip(rows, golds):
         gold_heads = numpy.asarray(heads, dtype="int32")
-        score, cost, pred, events = structure.decode(base, r, gold_heads, 1.0)
-        g_score, _, g_pred, g_events = structure.decode(base, r, gold_heads, GOLD_WEIGHT)
+        tables = structure.tables(base, r)
+        score, cost, pred, events = structure.decode(tables, gold_heads, 1.0)
+        g_score, _, g_pred, g_events = structure.decode(tables, gold_heads, GOLD_WEIGHT)
         assert structure.derivation_score(base, r, pred, events) == pytest.approx(score, rel=1e-4, abs=1e-3)
         assert structure.derivation_score(base, r, g_pred, g_events) == pytest.approx(g_score, rel=1e-4, abs=1e-3)
         g_cost = float(numpy.sum(numpy.asarray(g_pred) != gold_heads))

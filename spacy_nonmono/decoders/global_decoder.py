@@ -74,22 +74,26 @@ class GlobalStructure:
                 self._algorithm = Chart(3 if self.name == "mh3" else 4, single_root=True)
         return self._algorithm
 
-    def decode(self, view: ScorerView, rows: numpy.ndarray, gold_heads=None,
-               cost_weight: float = 0.0):
-        """(score, cost, heads, events) of the best tree under the tables of
-        one sentence (positions 0..n+1 at `rows`); events as `add_grads`
-        reads them."""
+    def tables(self, view: ScorerView, rows: numpy.ndarray) -> tuple:
+        """The score tables of one sentence (positions 0..n+1 at `rows`):
+        (arcs,) for mst, (shift, reduce) for the charts."""
         if self.name == "mst":
-            arcs = view.pair_table("arc", rows[:-1])[:, :, 0]
-            heads, score, cost = self.algorithm(numpy.ascontiguousarray(arcs), gold_heads,
-                                                cost_weight)
-            return score, cost, heads, None
-        shift = view.pair_table("shift", rows)[:, :, 0]
+            return (numpy.ascontiguousarray(view.pair_table("arc", rows[:-1])[:, :, 0]),)
+        shift = numpy.ascontiguousarray(view.pair_table("shift", rows)[:, :, 0])
         if view.layout["reduce"][1] == 3:
             reduce = view.triple_table("reduce", rows)
         else:
             reduce = numpy.ascontiguousarray(numpy.moveaxis(view.pair_table("reduce", rows), -1, 0))
-        return self.algorithm.decode(shift, reduce, gold_heads, cost_weight)
+        return shift, reduce
+
+    def decode(self, tables: tuple, gold_heads=None, cost_weight: float = 0.0):
+        """(score, cost, heads, events) of the best tree under the tables;
+        events as `add_grads` reads them (None for mst: its arcs are the
+        heads)."""
+        if self.name == "mst":
+            heads, score, cost = self.algorithm(tables[0], gold_heads, cost_weight)
+            return score, cost, heads, None
+        return self.algorithm.decode(*tables, gold_heads, cost_weight)
 
     def scored_tuples(self, view: ScorerView, rows: numpy.ndarray, heads, events):
         """The table entries a derivation's score sums, as (scorer, position
@@ -153,7 +157,7 @@ class GlobalDecoder(Decoder):
         view = ScorerView(model, parts)
         heads, labels = [], []
         for rows in self._rows(docs, spans):
-            _, _, tree, _ = system.decode(view, rows)
+            _, _, tree, _ = system.decode(system.tables(view, rows))
             heads.append(numpy.asarray(tree, dtype="int64"))
             labels.append(self._labels(view, rows, tree))
         return Parses(heads, labels, 0)
@@ -191,8 +195,9 @@ def sentence_loss(system: GlobalStructure, view: ScorerView, rows: numpy.ndarray
                   gold_heads: numpy.ndarray, gold_labels: numpy.ndarray) -> float:
     """One sentence's loss (the structured hinge on its tree plus the label
     loss), its gradient added to the view."""
-    score, cost, heads, events = system.decode(view, rows, gold_heads, 1.0)
-    g_score, _, g_heads, g_events = system.decode(view, rows, gold_heads, GOLD_WEIGHT)
+    tables = system.tables(view, rows)
+    score, cost, heads, events = system.decode(tables, gold_heads, 1.0)
+    g_score, _, g_heads, g_events = system.decode(tables, gold_heads, GOLD_WEIGHT)
     g_cost = float(numpy.sum(numpy.asarray(g_heads) != gold_heads))
     margin = (score + cost) - (g_score + g_cost)
     loss = 0.0
