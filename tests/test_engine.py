@@ -72,7 +72,7 @@ def test_component_passes_options_through():
     with pytest.raises(ValueError, match="takes no option 'shift_prob'"):
         spacy.blank("en").add_pipe("nonmono_parser",
                                    config={"system_options": {"shift_prob": 0.3}})
-    with pytest.raises(ValueError, match="Unknown decoder 'beam'. Known decoders: greedy"):
+    with pytest.raises(ValueError, match="Unknown decoder 'beam'. Known decoders: global, greedy"):
         spacy.blank("en").add_pipe("nonmono_parser", config={"decoding": "beam"})
     assert get_decoder("greedy")().name == "greedy"
 
