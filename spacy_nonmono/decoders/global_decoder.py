@@ -27,8 +27,9 @@ from ..models.global_model import ScorerView, batch_rows, size_global_model
 from .base import Decoder, Parses, token_layout
 
 STRUCTURES = ("mh3", "mh4", "mst")
-# Cost weight that makes the chart prefer gold arcs over any score
-# difference: the best-scoring derivation among those with the most gold arcs.
+# Cost weight that makes the tree algorithm prefer a gold arc to any score
+# difference a model's tables hold (entries are far below 1e4): the
+# best-scoring derivation among those with the most gold arcs.
 GOLD_WEIGHT = -1.0e4
 
 
