@@ -200,3 +200,26 @@ def random_heads(rng, n: int, projective: bool = False):
         for pos in range(1, n):
             heads[order[pos] - 1] = order[rng.randrange(pos)]
     return heads
+
+
+def check_fast_search(ref, names, gold_heads, gold_labels, n_labels: int, seed: int) -> None:
+    """A stack/buffer reference module's fast exact-loss search equals its
+    plain search over full configurations, at every configuration of a
+    random walk and one move off it, for each system of `names` (the
+    references share System, initial_config, exact_loss)."""
+    import random
+
+    gold_labels = [min(label, n_labels - 1) for label in gold_labels]
+    rng = random.Random(seed)
+    for name in names:
+        system = ref.System(name, n_labels)
+        fast, full = {}, {}
+        cfg = ref.initial_config(len(gold_heads))
+        while True:
+            for c in [cfg] + [system.apply(cfg, m) for m in system.valid_moves(cfg)]:
+                assert (ref.exact_loss(system, c, gold_heads, gold_labels, fast)
+                        == ref.exact_loss(system, c, gold_heads, gold_labels, full,
+                                          canonical=False)), (name, c)
+            if system.is_final(cfg):
+                break
+            cfg = system.apply(cfg, rng.choice(system.valid_moves(cfg)))

@@ -39,7 +39,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import reference_arc_eager as ref
-from conftest import random_heads, scaled
+from conftest import check_fast_search, random_heads, scaled
 from covington_walks import LABELS, N_LABELS, seeds, walk_policies
 from covington_walks import gold_trees as any_gold_trees
 from spacy_nonmono.systems import get_system
@@ -136,21 +136,7 @@ def test_reference_canonical_search_equals_full_search(tree, n_labels, seed):
     label per arc) equals the plain search over every move and label, along a
     random walk and one move off it; this backs the argument in
     reference_arc_eager._canonical."""
-    gold_heads, gold_labels = tree
-    gold_labels = [l if l < n_labels else n_labels - 1 for l in gold_labels]
-    rng = random.Random(seed)
-    for name in SYSTEMS:
-        system = ref.System(name, n_labels)
-        fast, full = {}, {}
-        cfg = ref.initial_config(len(gold_heads))
-        while True:
-            for c in [cfg] + [system.apply(cfg, m) for m in system.valid_moves(cfg)]:
-                assert (ref.exact_loss(system, c, gold_heads, gold_labels, fast)
-                        == ref.exact_loss(system, c, gold_heads, gold_labels, full,
-                                          canonical=False)), (name, c)
-            if system.is_final(cfg):
-                break
-            cfg = system.apply(cfg, rng.choice(system.valid_moves(cfg)))
+    check_fast_search(ref, SYSTEMS, *tree, n_labels, seed)
 
 
 @pytest.mark.parametrize("name,longest", [
