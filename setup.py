@@ -9,6 +9,7 @@ MODULES = [
     "spacy_nonmono.graph.algorithms",
     "spacy_nonmono.graph.charts",
     "spacy_nonmono.graph.mst",
+    "spacy_nonmono.graph.tabular",
     "spacy_nonmono.systems.base",
     "spacy_nonmono.systems.covington",
     "spacy_nonmono.systems.covington_nm",
@@ -16,6 +17,7 @@ MODULES = [
     "spacy_nonmono.systems.arc_eager",
     "spacy_nonmono.systems.swap",
     "spacy_nonmono.systems.hybrid",
+    "spacy_nonmono.systems.arc_standard",
     "spacy_nonmono.models.scoring",
     "spacy_nonmono.decoders.state_batch",
 ]

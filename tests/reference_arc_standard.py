@@ -17,7 +17,8 @@ Conventions (those of the package API):
 - moves, in the package's names (Table 1 of the paper):
 
   ``S``  shift:        (α, bβ)     -> (αb, β)
-  ``R``  reduce left:  (αa1a2, β)  -> (αa1, β)   + edge a1 -> a2 (a1 may be 0)
+  ``R``  reduce left:  (αa1a2, β)  -> (αa1, β)   + edge a1 -> a2 (a1 = 0 only
+                                                 with an empty buffer: one root)
   ``L``  reduce right: (αa1a2, β)  -> (αa2, β)   + edge a2 -> a1, |α| > 0
 
   (so ``R`` makes a right arc, ``L`` a left arc); final: stack [0], empty
@@ -55,7 +56,7 @@ def valid_moves(stack: Sequence[int], buffer: Sequence[int]) -> List[str]:
         out.append("S")
     if len(stack) >= 3:
         out.append("L")
-    if len(stack) >= 2:
+    if len(stack) >= 3 or (len(stack) == 2 and not buffer):
         out.append("R")
     return out
 
@@ -78,8 +79,9 @@ def apply_move(stack: Sequence[int], buffer: Sequence[int], move: str):
         stack.append(buffer.pop(0))
         return stack, buffer, None
     if move == "R":
-        if len(stack) < 2:
-            raise ValueError("reduce left needs two stack elements")
+        if len(stack) < 2 or (len(stack) == 2 and buffer):
+            raise ValueError("reduce left needs two stack elements, the root's only with "
+                             "an empty buffer")
         child = stack.pop()
         return stack, buffer, (stack[-1], child)
     if move == "L":
@@ -127,7 +129,7 @@ def config_score(stack, buffer, gold_heads, no_left_below=0, no_left=-1, no_righ
         options = []
         if next_pos < total:
             options.append(best(st + (next_pos,), next_pos + 1))
-        if len(st) >= 2:                                   # R: st[-2] -> st[-1]
+        if len(st) >= 3 or (len(st) == 2 and next_pos == total):   # R: st[-2] -> st[-1]
             i, j = st[-2], st[-1]
             if allowed(i, j):
                 rest = best(st[:-1], next_pos)
@@ -206,7 +208,8 @@ def step_scores(stack, buffer, gold_heads, strategy: str) -> Dict[str, Optional[
         if next_pos < total:
             yield "S", best(st + (next_pos,), next_pos + 1, flags)
         for move in ("L", "R"):
-            if len(st) < (3 if move == "L" else 2):
+            if len(st) < (3 if move == "L" else 2) or (
+                    move == "R" and len(st) == 2 and next_pos < total):
                 continue
             if move == "R":
                 parent, child, rest_st = st[-2], st[-1], st[:-1]

@@ -1,6 +1,9 @@
 """The `projectivize` setting: how projective systems learn from
 non-projective gold trees ("pseudo": spaCy's pseudo-projective lifting,
-undone at output; "none": the original trees)."""
+undone at output; "optimal": optimal projectivization; "none": the original
+trees)."""
+from collections import Counter
+
 import pytest
 import spacy
 from spacy.pipeline._parser_internals import nonproj
@@ -41,9 +44,13 @@ def test_settings_are_validated():
     with pytest.raises(ValueError, match="builds non-projective trees: projectivize must be "
                                          "'none' \\(or null\\), not 'pseudo'"):
         make_nlp("covington_nm", "pseudo")
+    assert make_nlp("arc_standard", "optimal").get_pipe("nonmono_parser").cfg["projectivize"] == \
+        "optimal"
     with pytest.raises(ValueError, match="Unknown projectivize 'lift': expected one of "
-                                         "'pseudo', 'none'"):
+                                         "'pseudo', 'optimal', 'none'"):
         make_nlp("arc_eager", "lift")
+    with pytest.raises(ValueError, match="not 'optimal'"):
+        make_nlp("covington", "optimal")
 
 
 def test_pseudo_projective_training_and_output(tmp_path):
@@ -74,6 +81,29 @@ def test_pseudo_projective_training_and_output(tmp_path):
     assert loaded.get_pipe("nonmono_parser").cfg["projectivize"] == "pseudo"
     again = loaded(Doc(loaded.vocab, words=NONPROJ_WORDS * 3))
     assert [(t.head.i, t.dep_) for t in again] == [(t.head.i, t.dep_) for t in docs[0]]
+
+
+@pytest.mark.parametrize("system", ["arc_standard", "arc_eager_unshift"])
+def test_optimal_projectivization_training(system):
+    """"optimal" trains on the projective tree with the most gold arcs, with
+    the gold labels (no decorated label), and outputs projective trees."""
+    from spacy_nonmono.graph.tabular import optimal_projectivization
+
+    nlp = make_nlp(system, "optimal")
+    vocab = nlp.vocab
+    examples = [nonprojective_example(vocab)]
+    optimizer = nlp.initialize(lambda: examples)
+    parser = nlp.get_pipe("nonmono_parser")
+    assert set(parser.labels) == set(NONPROJ_DEPS) - {"ROOT"}
+    [(_, _, _, heads, deps)] = list(parser._gold_trees(examples, Counter()))
+    one_based = [0 if h == k else h + 1 for k, h in enumerate(NONPROJ_HEADS)]
+    assert heads == optimal_projectivization(one_based)[0] and is_projective(heads)
+    assert deps == NONPROJ_DEPS
+    for _ in range(5):
+        nlp.update(examples, sgd=optimizer)
+    doc = nlp(Doc(vocab, words=NONPROJ_WORDS))
+    assert tree_ok(doc)
+    assert is_projective([0 if t.head.i == t.i else t.head.i + 1 for t in doc])
 
 
 def test_set_annotations_deprojectivizes():

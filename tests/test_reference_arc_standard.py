@@ -61,9 +61,10 @@ def test_config_score_non_projective_four_words():
 def test_config_score_restrictions():
     gold = [2, 0]                     # 0 -> 2 -> 1
     assert ref.config_score([0], [1, 2], gold) == 2
-    # Position 2 (word 2) may not take a left child: 2 -> 1 is lost.
-    assert ref.config_score([0], [1, 2], gold, no_left=2) == 1
-    assert ref.config_score([0], [1, 2], gold, no_left_below=3) == 1
+    # Position 2 (word 2) may not take a left child: 2 -> 1 is lost, and
+    # so is 0 -> 2, as node 0 takes one child (1 -> 2 keeps word 1 the root).
+    assert ref.config_score([0], [1, 2], gold, no_left=2) == 0
+    assert ref.config_score([0], [1, 2], gold, no_left_below=3) == 0
     assert ref.config_score([0], [1, 2], gold, no_left_below=2) == 2
     # The root may take no right child: nothing reaches the final configuration.
     assert ref.config_score([0], [1, 2], gold, no_right=0) is None
@@ -107,11 +108,11 @@ def test_step_scores_hand_example():
     (L) makes a2 -> a1 and keeps the rest (3); reduce left (R) makes the
     non-gold a1 -> a2 and loses all. Right-first: after a shift a2 takes b1
     and then a1 (3); after L, a2 has a left child and may take no right
-    child, so a2 -> b1 is lost (2)."""
+    child, so b1 can only take a2 and be the root: only a2 -> a1 is left (1)."""
     gold = [2, 0, 2]
     for strategy in ("nonstrict", "strict_left"):
         assert ref.step_scores([0, 1, 2], [3], gold, strategy) == {"S": 1, "L": 3, "R": 0}
-    assert ref.step_scores([0, 1, 2], [3], gold, "right_first") == {"S": 3, "L": 2, "R": 0}
+    assert ref.step_scores([0, 1, 2], [3], gold, "right_first") == {"S": 3, "L": 1, "R": 0}
 
 
 def test_step_scores_strict_differs():

@@ -37,7 +37,7 @@ def add_parser(commands) -> None:
     p.add_argument("--decoding", default=None, choices=("greedy", "global"),
                    help="greedy (default) or global: exact decoding of mh3, mh4 or mst, with "
                    "the global model (a BiLSTM encoder; system mh4 unless --system says)")
-    p.add_argument("--projectivize", default=None, choices=("pseudo", "none"),
+    p.add_argument("--projectivize", default=None, choices=("pseudo", "optimal", "none"),
                    help="Projective systems: how they learn from non-projective trees "
                    "(default: pseudo)")
     p.set_defaults(run=run)

@@ -31,6 +31,7 @@ import argparse
 import json
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Dict, NamedTuple, Optional, Tuple
 
@@ -71,12 +72,16 @@ VARIANTS: Dict[str, Dict[str, object]] = {
     "wide": {"context": "wide"},
     # Half the training states follow the oracle (its default is 0.1).
     "follow50": {"follow_oracle_prob": 0.5},
+    # Projective systems: train on optimally projectivized trees, or on the
+    # original trees (the default is spaCy's pseudo-projective lifting).
+    "proj_optimal": {"projectivize": "optimal"},
+    "proj_none": {"projectivize": "none"},
     # Exact decoding (mh3, mh4 charts; mst) with the global model, whose
     # encoder is a BiLSTM on the CNN tok2vec (models/global_model.py).
     "global": {"decoding": "global"},
 }
 # Settings of the component (not system options) that variants may set.
-COMPONENT_SETTINGS = ("follow_oracle_prob", "decoding")
+COMPONENT_SETTINGS = ("follow_oracle_prob", "decoding", "projectivize")
 # Variants that change the model: "bilstm" puts the global model's BiLSTM on
 # the tok2vec of a greedy parser (ours or spaCy's), so that comparisons keep
 # one encoder; "two" scores the charts' reduce transitions from {s0, b0}.
@@ -250,7 +255,12 @@ class Workflow:
                 for key, value in overrides.items():
                     cmd += [f"--{key}", value]
                 log(" ".join(cmd))
+                start = time.perf_counter()
                 subprocess.run(cmd, check=True)
+                # Wall-clock training time, for the oracles' cost (read by
+                # `compare`; only comparable between runs trained side by side).
+                (model.parent / "train_seconds.json").write_text(
+                    json.dumps({"seconds": round(time.perf_counter() - start, 1)}) + "\n")
 
     def evaluate(self) -> None:
         from ..evaluation import evaluate_trees, read_gold, write_conllu
@@ -437,6 +447,7 @@ def parse_system(name: str) -> SystemSpec:
     its settings onto the component's defaults, left to right; MODEL_VARIANTS
     change the model. The decoder checks the system, oracle and options.
     Anything else is an InputError saying which part is wrong."""
+    from ..pipeline.sentences import resolve_projectivize
     from ..registry import get_decoder, systems
 
     def wrong(why: str) -> InputError:
@@ -478,7 +489,8 @@ def parse_system(name: str) -> SystemSpec:
                     f"({name.replace(head, system, 1)!r}); docs/results/README.md translates "
                     "the names of earlier notes")
     try:
-        decoder.build_system(system, [], oracle or None, options)
+        built = decoder.build_system(system, [], oracle or None, options)
+        resolve_projectivize(built, settings.get("projectivize"))
     except ValueError as e:
         raise wrong(f"{'+'.join([head] + variants)}: {e}") from None
     return SystemSpec(system, oracle or None, options,

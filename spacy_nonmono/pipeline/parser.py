@@ -74,10 +74,12 @@ def make_nonmono_parser(
         "upper"); an unknown one is a ValueError listing the system's options.
     decoding: the decoder, looked up in the `spacy_nonmono.decoders`
         registry ("greedy").
-    projectivize: how a projective system (the arc-eager family) learns from
-        non-projective gold trees: "pseudo" (lift arcs with decorated labels,
-        spaCy's pseudo-projective scheme, undone at output) or "none" (train
-        on the original trees; the dynamic oracle counts what is reachable);
+    projectivize: how a projective system (the arc-eager family,
+        arc_standard, mh3) learns from non-projective gold trees: "pseudo"
+        (lift arcs with decorated labels, spaCy's pseudo-projective scheme,
+        undone at output), "optimal" (a projective tree with the most gold
+        arcs, Nederhof 2019) or "none" (train on the original trees; the
+        dynamic oracle counts what is reachable);
         null = "pseudo" for projective systems, "none" for non-projective
         ones (Covington), which take nothing else.
     follow_oracle_prob: with a dynamic oracle, the probability of advancing a
@@ -214,7 +216,7 @@ class NonMonoParser(TrainablePipe):
 
     def _gold_trees(self, examples: List[Example], problems: GoldProblems):
         return gold_trees(examples, self.cfg["max_sentence_length"],
-                          self.cfg["projectivize"] == "pseudo", problems)
+                          self.cfg["projectivize"], problems)
 
     def _gold_sentences(self, examples: List[Example], problems: GoldProblems):
         return labelled_gold(self._gold_trees(examples, problems), self.moves.label_ids, problems)

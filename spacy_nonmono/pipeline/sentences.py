@@ -16,6 +16,8 @@ from spacy.pipeline._parser_internals import nonproj
 from spacy.tokens import Doc
 from spacy.training import Example
 
+from ..graph import is_projective
+from ..graph.tabular import optimal_projectivization
 from ..systems.base import check_gold_tree
 
 # Label written for words attached by a repair rule (a window's root, a
@@ -24,8 +26,9 @@ REPAIR_LABEL = "dep"
 ROOT_LABEL = "ROOT"
 # How projective systems learn from non-projective gold trees (`projectivize`):
 # "pseudo": spaCy's pseudo-projective lifting with decorated labels,
-# deprojectivized at output; "none": the original trees.
-PROJECTIVIZE = ("pseudo", "none")
+# deprojectivized at output; "optimal": a projective tree with the most gold
+# arcs (Nederhof 2019), labels unchanged; "none": the original trees.
+PROJECTIVIZE = ("pseudo", "optimal", "none")
 
 Window = Tuple[int, int, int]   # (sentence start, start, end) in a doc
 
@@ -76,11 +79,11 @@ def windows(doc: Doc, limit: int) -> List[Window]:
             for w in range(start, end, limit)]
 
 
-def gold_trees(examples: List[Example], limit: int, pseudo: bool,
+def gold_trees(examples: List[Example], limit: int, projectivize: str,
                problems: Counter) -> Iterator[Tuple[int, int, int, List[int], List[str]]]:
     """Yield (doc index, start, end, heads, labels) for every gold sentence
     whose tree can be trained on: heads are 1-based within the sentence
-    (0 = root), labels strings, pseudo-projectivized when `pseudo`.
+    (0 = root), labels strings, projectivized as `projectivize` says.
     Sentences that cannot be trained on are counted in `problems`."""
     for d, eg in enumerate(examples):
         if len(eg.predicted) == 0:
@@ -108,8 +111,10 @@ def gold_trees(examples: List[Example], limit: int, pseudo: bool,
             if reason is not None:
                 problems[reason] += 1
                 continue
-            if pseudo:
+            if projectivize == "pseudo":
                 sent_heads, sent_deps = pseudo_projectivize(sent_heads, sent_deps)
+            elif projectivize == "optimal" and not is_projective(sent_heads):
+                sent_heads = optimal_projectivization(sent_heads)[0]
             yield d, start, end, sent_heads, sent_deps
 
 

@@ -5,6 +5,7 @@ A system is registered under its config name in ``spacy_nonmono.registry.systems
 """
 from ..registry import systems, get_system
 from .arc_eager import ArcEager, ArcEagerNM2013, ArcEagerTree, ArcEagerUnshift
+from .arc_standard import ArcStandard
 from .covington import Covington
 from .covington_nm import CovingtonNM
 from .hybrid import MH3, MH4
@@ -16,10 +17,11 @@ systems.register("arc_eager", func=ArcEager)
 systems.register("arc_eager_nm2013", func=ArcEagerNM2013)
 systems.register("arc_eager_tree", func=ArcEagerTree)
 systems.register("arc_eager_unshift", func=ArcEagerUnshift)
+systems.register("arc_standard", func=ArcStandard)
 systems.register("swap_lazy", func=SwapLazy)
 systems.register("swap_stay_eager", func=StayEagerSwap)
 systems.register("mh3", func=MH3)
 systems.register("mh4", func=MH4)
 
 __all__ = ["get_system", "Covington", "CovingtonNM", "ArcEager", "ArcEagerNM2013",
-           "ArcEagerTree", "ArcEagerUnshift", "SwapLazy", "StayEagerSwap", "MH3", "MH4"]
+           "ArcEagerTree", "ArcEagerUnshift", "ArcStandard", "SwapLazy", "StayEagerSwap", "MH3", "MH4"]

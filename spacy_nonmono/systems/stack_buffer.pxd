@@ -13,7 +13,7 @@ Words are 1..n. The arc-eager family has no dummy root (the engine's node 0
 is never on the stack or buffer); the swap systems start with node 0 at the
 stack's bottom (`init_stack_buffer(s, True)`) and attach the root from it.
 """
-from .base cimport StateC
+from .base cimport StateC, GoldC
 
 
 cdef enum:
@@ -102,6 +102,15 @@ cdef inline void unshift(StateC* s) noexcept nogil:
     cdef int w = S(s, 0)
     pop(s)
     buffer_push_front(s, w)
+
+
+cdef inline bint has_gold_dependents(const StateC* s, const GoldC* gold, int w) noexcept nogil:
+    """Whether every gold dependent of w is attached to w."""
+    cdef int k
+    for k in range(1, s.n + 1):
+        if gold.heads[k] == w and s.heads[k] != w:
+            return False
+    return True
 
 
 cdef void set_stack_buffer_context(const StateC* s, int* ids) noexcept nogil

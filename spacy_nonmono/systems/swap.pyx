@@ -76,7 +76,7 @@ from .stack_buffer cimport (FLAG_UNSHIFTED, stack_buffer_size, stack_depth, buff
                             B, stack_at, word_flags, init_stack_buffer, push, pop, unshift,
                             push_word, buffer_push_front, buffer_pop_front,
                             set_stack_buffer_context, set_arc_standard_context, set_wide_context,
-                            stack_buffer_fields)
+                            stack_buffer_fields, has_gold_dependents)
 from .stack_buffer import CONTEXT_NAMES, ARC_STANDARD_CONTEXT_NAMES, WIDE_CONTEXT_NAMES
 from ..graph.algorithms cimport has_path
 from cymem.cymem cimport Pool
@@ -159,15 +159,6 @@ cdef int init_swap_gold(Pool mem, GoldC* gold) except -1:
     inorder(gold.heads, n, 0, gold_order(gold), 0)
     projective_components(gold, gold_component(gold), work, work + (n + 1))
     return 0
-
-
-cdef bint is_complete(const StateC* s, const GoldC* gold, int w) noexcept nogil:
-    """Whether w has all its gold dependents attached to it."""
-    cdef int k, attached = 0
-    for k in range(1, s.n + 1):
-        if s.heads[k] == w and gold.heads[k] == w:
-            attached += 1
-    return attached == gold_n_deps(gold)[w]
 
 
 cdef inline bint unbuilt_gold_arc(const StateC* s, const GoldC* gold, int a, int b) noexcept nogil:
@@ -289,9 +280,9 @@ cdef class SwapLazy(SwapSystem):
         if self.is_final(s):
             return -1
         if i != -1:
-            if i != 0 and gold.heads[i] == j and is_complete(s, gold, i):
+            if i != 0 and gold.heads[i] == j and has_gold_dependents(s, gold, i):
                 return self.move_of(LAZY_LEFT_ARC, gold.labels[i])
-            if (gold.heads[j] == i and is_complete(s, gold, j)
+            if (gold.heads[j] == i and has_gold_dependents(s, gold, j)
                     and self.is_valid_kind(s, LAZY_RIGHT_ARC)):
                 return self.move_of(LAZY_RIGHT_ARC, gold.labels[j])
             if (i != 0 and order[j] < order[i] and self.is_valid_kind(s, LAZY_SWAP)
@@ -465,7 +456,7 @@ cdef class StayEagerSwap(SwapSystem):
                 return self.move_of(SES_STAY_RIGHT, gold.labels[j])
             if self.is_valid_kind(s, SES_SWAP) and self.is_cross(s, gold):
                 return self.move_of(SES_SWAP, -1)
-        if (i > 0 and s.heads[i] != -1 and is_complete(s, gold, i)
+        if (i > 0 and s.heads[i] != -1 and has_gold_dependents(s, gold, i)
                 and (s.heads[i] != 0 or j == -1)):
             if (j != -1 and self.nonstatic and self.shift_probability > 0
                     and self.shift_is_safe(s, gold) and self.draw() < self.shift_probability):
