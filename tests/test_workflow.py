@@ -406,6 +406,11 @@ def test_workflow_system_names():
                                                           "replace_tie_break": "none"}
     assert options("covington+scan75+scan0") == {"scan_explore_prob": 0.0}   # left to right
     assert parse_system("covington-static+none").oracle == "static"
+    assert training_config("arc_standard+proj_none")[1] == {
+        key + "system": "arc_standard", key + "projectivize": '"none"'}
+    assert training_config("arc_eager_unshift+proj_optimal")[1] == {
+        key + "system": "arc_eager_unshift", key + "projectivize": '"optimal"'}
+    assert parse_system("arc_standard-static").oracle == "static"
     # A variant that repeats a default trains the default: "covington+scan75"
     # is "covington", "covington_nm+replace75" is "covington_nm".
     for name, system in (("covington+scan75", "covington"),
@@ -449,6 +454,8 @@ def _parses(name):
     ("mh4+global+bilstm", "+global's model has its BiLSTM already"),
     ("udpipe+bilstm", "udpipe takes no variant but spacy_parser+bilstm"),
     ("arc_eager+scan0", "System 'arc_eager' takes no option 'scan_explore_prob'"),
+    ("covington+proj_optimal", "builds non-projective trees: projectivize must be 'none'"),
+    ("arc_standard-optimal_step", "'optimal_step' is arc_standard's default oracle"),
 ])
 def test_workflow_system_name_errors(name, message):
     from spacy_nonmono.cli.common import InputError
