@@ -31,6 +31,19 @@ cdef struct Grammar:
     # The start rules S -> (B, C): (B, C) pairs.
     int n_start
     int start[MAX_STATES][2]
+    # Derived (`finish_grammar`): the tuples grouped by (state after, the
+    # child's outer state), so that each group's incomplete items are maxed
+    # once per position pair and its attachments scan the split points once;
+    # and which states can cover more than their own position (the others
+    # are only ever initial states: their items need no split scan).
+    int n_left_groups
+    int left_groups[MAX_TUPLES][2]
+    int left_group_of[MAX_TUPLES]
+    int n_right_groups
+    int right_groups[MAX_TUPLES][2]
+    int right_group_of[MAX_TUPLES]
+    bint left_spans[MAX_STATES]
+    bint right_spans[MAX_STATES]
 
 
 cdef struct ShiftReduceConfig:

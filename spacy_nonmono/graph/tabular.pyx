@@ -93,6 +93,35 @@ cdef void set_start(Grammar* g, int b, int c):
     g.n_start += 1
 
 
+cdef int group_of(int (*groups)[2], int* n_groups, int after, int child) noexcept:
+    cdef int gr
+    for gr in range(n_groups[0]):
+        if groups[gr][0] == after and groups[gr][1] == child:
+            return gr
+    groups[n_groups[0]][0] = after
+    groups[n_groups[0]][1] = child
+    n_groups[0] += 1
+    return n_groups[0] - 1
+
+
+cdef void finish_grammar(Grammar* g):
+    """The derived fields (see Grammar in tabular.pxd)."""
+    cdef int t, state
+    g.n_left_groups = 0
+    g.n_right_groups = 0
+    for state in range(MAX_STATES):
+        g.left_spans[state] = False
+        g.right_spans[state] = False
+    for t in range(g.n_left_tuples):
+        g.left_group_of[t] = group_of(g.left_groups, &g.n_left_groups,
+                                      g.left_tuples[t][0], g.left_tuples[t][1])
+        g.left_spans[g.left_tuples[t][0]] = True
+    for t in range(g.n_right_tuples):
+        g.right_group_of[t] = group_of(g.right_groups, &g.n_right_groups,
+                                       g.right_tuples[t][0], g.right_tuples[t][3])
+        g.right_spans[g.right_tuples[t][0]] = True
+
+
 cdef void build_table4(Grammar* g):
     """Table 4: (P,P) -> p; (S,S) -> s; P -> (P,P); S -> (P,S); S -> (S,S);
     (S, ) -> P (S, ); (S, ) -> S (S, ); (S, ) -> P (P, ); ( , S) -> ( , P) S;
@@ -140,13 +169,16 @@ cdef void build_table3(Grammar* g):
 
 build_table4(&TABLE4)
 build_table3(&TABLE3)
+finish_grammar(&TABLE4)
+finish_grammar(&TABLE3)
 
 
 # -- the tabular algorithm ------------------------------------------------------
 
 cdef inline int item_cells(const Grammar* g) noexcept nogil:
-    """Tables per position pair: CL, CR, IL, IR."""
-    return g.n_left + g.n_right + 2 * g.n_left * g.n_right
+    """Tables per position pair: CL, CR, IL, IR and the groups' IL, IR."""
+    return (g.n_left + g.n_right + 2 * g.n_left * g.n_right + g.n_left_groups
+            + g.n_right_groups)
 
 
 cdef int tabular_scratch_size(const Grammar* g, int length) noexcept nogil:
@@ -159,27 +191,36 @@ cdef struct Tables:
     int* cr             # [C][i][j]
     int* il             # [C][B][i][j]
     int* ir
+    int* ilg            # [left group][i][j]: the group's best IL item
+    int* irg            # [right group][i][j]
     double* ncl         # the same layout for counts (NULL: not counted)
     double* ncr
     double* nil
     double* nir
+    double* nilg
+    double* nirg
 
 
 cdef inline Tables split_tables(const Grammar* g, int N, int* tables, double* counts) noexcept nogil:
     cdef Tables t
     cdef int NN = N * N
+    cdef int n_incomplete = g.n_left * g.n_right * NN
     t.N = N
     t.cl = tables
     t.cr = t.cl + g.n_left * NN
     t.il = t.cr + g.n_right * NN
-    t.ir = t.il + g.n_left * g.n_right * NN
+    t.ir = t.il + n_incomplete
+    t.ilg = t.ir + n_incomplete
+    t.irg = t.ilg + g.n_left_groups * NN
     if counts != NULL:
         t.ncl = counts
         t.ncr = t.ncl + g.n_left * NN
         t.nil = t.ncr + g.n_right * NN
-        t.nir = t.nil + g.n_left * g.n_right * NN
+        t.nir = t.nil + n_incomplete
+        t.nilg = t.nir + n_incomplete
+        t.nirg = t.nilg + g.n_left_groups * NN
     else:
-        t.ncl = t.ncr = t.nil = t.nir = NULL
+        t.ncl = t.ncr = t.nil = t.nir = t.nilg = t.nirg = NULL
     return t
 
 
@@ -187,16 +228,25 @@ cdef inline int plus(int a, int b) noexcept nogil:
     return NEG_SCORE if a < 0 or b < 0 else a + b
 
 
+cdef inline void keep_best(int v, double n, int* best, double* count) noexcept nogil:
+    """Max-plus (with the count of derivations reaching the max) of a
+    candidate v reached by n derivations."""
+    if v < 0 or v < best[0]:
+        return
+    if v > best[0]:
+        best[0] = v
+        count[0] = 0.0
+    count[0] += n
+
+
 cdef void fill_tables(const Grammar* g, const int* terminals, int length, const int* weights,
                       Tables T) noexcept nogil:
     """Every item over positions 0..length-1 with these terminals; weights[i
     * length + j] = w(i, j) in {0, 1, NEG_SCORE}."""
-    cdef int N = length, NN = N * N, i, j, k, d, b, c, t, v, best
-    cdef int b2, dd, c2
+    cdef int N = length, NN = N * N, i, j, k, d, b, c, t, gr, best, lo, hi, x, y
+    cdef int dd
     cdef double cnt
     cdef bint counting = T.ncl != NULL
-    cdef int* row
-    cdef int* col
     for i in range(N):
         for b in range(g.n_left):
             T.cl[b * NN + i * N + i] = 0 if b == g.init_left[terminals[i]] else NEG_SCORE
@@ -209,71 +259,79 @@ cdef void fill_tables(const Grammar* g, const int* terminals, int length, const 
     for d in range(1, N):
         for i in range(N - d):
             j = i + d
-            # Incomplete items: i's right part meets j's left part.
+            # Incomplete items: i's right part (i..k) meets j's left part
+            # (k+1..j); a part in a state that never spans stays one position.
             for c in range(g.n_right):
                 for b in range(g.n_left):
                     best = NEG_SCORE
                     cnt = 0.0
-                    for k in range(i, j):
-                        v = plus(T.cr[c * NN + i * N + k], T.cl[b * NN + (k + 1) * N + j])
-                        if v < 0 or v < best:
-                            continue
-                        if v > best:
-                            best = v
-                            cnt = 0.0
-                        if counting:
-                            cnt += T.ncr[c * NN + i * N + k] * T.ncl[b * NN + (k + 1) * N + j]
+                    lo = i if g.left_spans[b] else j - 1
+                    hi = j - 1 if g.right_spans[c] else i
+                    for k in range(lo, hi + 1):
+                        x = c * NN + i * N + k
+                        y = b * NN + (k + 1) * N + j
+                        keep_best(plus(T.cr[x], T.cl[y]),
+                                  T.ncr[x] * T.ncl[y] if counting else 0.0, &best, &cnt)
                     t = (c * g.n_left + b) * NN + i * N + j
                     T.il[t] = plus(best, weights[j * N + i])
                     T.ir[t] = plus(best, weights[i * N + j])
                     if counting:
                         T.nil[t] = cnt if T.il[t] >= 0 else 0.0
                         T.nir[t] = cnt if T.ir[t] >= 0 else 0.0
-            # Complete left: j takes its outermost left child k.
-            for b in range(g.n_left):
+            # Each attachment group's best incomplete item.
+            for gr in range(g.n_left_groups):
                 best = NEG_SCORE
                 cnt = 0.0
                 for t in range(g.n_left_tuples):
-                    if g.left_tuples[t][0] != b:
-                        continue
-                    dd = g.left_tuples[t][1]
-                    c2 = g.left_tuples[t][2]
-                    b2 = g.left_tuples[t][3]
-                    for k in range(i, j):
-                        v = plus(T.cl[dd * NN + i * N + k],
-                                 T.il[(c2 * g.n_left + b2) * NN + k * N + j])
-                        if v < 0 or v < best:
-                            continue
-                        if v > best:
-                            best = v
-                            cnt = 0.0
-                        if counting:
-                            cnt += (T.ncl[dd * NN + i * N + k]
-                                    * T.nil[(c2 * g.n_left + b2) * NN + k * N + j])
-                T.cl[b * NN + i * N + j] = best
+                    if g.left_group_of[t] == gr:
+                        x = (g.left_tuples[t][2] * g.n_left + g.left_tuples[t][3]) * NN + i * N + j
+                        keep_best(T.il[x], T.nil[x] if counting else 0.0, &best, &cnt)
+                T.ilg[gr * NN + i * N + j] = best
                 if counting:
-                    T.ncl[b * NN + i * N + j] = cnt
-            # Complete right: i takes its outermost right child k.
-            for c in range(g.n_right):
+                    T.nilg[gr * NN + i * N + j] = cnt
+            for gr in range(g.n_right_groups):
                 best = NEG_SCORE
                 cnt = 0.0
                 for t in range(g.n_right_tuples):
-                    if g.right_tuples[t][0] != c:
+                    if g.right_group_of[t] == gr:
+                        x = (g.right_tuples[t][1] * g.n_left + g.right_tuples[t][2]) * NN + i * N + j
+                        keep_best(T.ir[x], T.nir[x] if counting else 0.0, &best, &cnt)
+                T.irg[gr * NN + i * N + j] = best
+                if counting:
+                    T.nirg[gr * NN + i * N + j] = cnt
+            # Complete left: j takes its outermost left child k, whose own
+            # left part is i..k.
+            for b in range(g.n_left):
+                best = NEG_SCORE
+                cnt = 0.0
+                for gr in range(g.n_left_groups):
+                    if g.left_groups[gr][0] != b:
                         continue
-                    c2 = g.right_tuples[t][1]
-                    b2 = g.right_tuples[t][2]
-                    dd = g.right_tuples[t][3]
-                    for k in range(i + 1, j + 1):
-                        v = plus(T.ir[(c2 * g.n_left + b2) * NN + i * N + k],
-                                 T.cr[dd * NN + k * N + j])
-                        if v < 0 or v < best:
-                            continue
-                        if v > best:
-                            best = v
-                            cnt = 0.0
-                        if counting:
-                            cnt += (T.nir[(c2 * g.n_left + b2) * NN + i * N + k]
-                                    * T.ncr[dd * NN + k * N + j])
+                    dd = g.left_groups[gr][1]
+                    hi = j - 1 if g.left_spans[dd] else i
+                    for k in range(i, hi + 1):
+                        x = dd * NN + i * N + k
+                        y = gr * NN + k * N + j
+                        keep_best(plus(T.cl[x], T.ilg[y]),
+                                  T.ncl[x] * T.nilg[y] if counting else 0.0, &best, &cnt)
+                T.cl[b * NN + i * N + j] = best
+                if counting:
+                    T.ncl[b * NN + i * N + j] = cnt
+            # Complete right: i takes its outermost right child k, whose own
+            # right part is k..j.
+            for c in range(g.n_right):
+                best = NEG_SCORE
+                cnt = 0.0
+                for gr in range(g.n_right_groups):
+                    if g.right_groups[gr][0] != c:
+                        continue
+                    dd = g.right_groups[gr][1]
+                    lo = i + 1 if g.right_spans[dd] else j
+                    for k in range(lo, j + 1):
+                        x = gr * NN + i * N + k
+                        y = dd * NN + k * N + j
+                        keep_best(plus(T.irg[x], T.cr[y]),
+                                  T.nirg[x] * T.ncr[y] if counting else 0.0, &best, &cnt)
                 T.cr[c * NN + i * N + j] = best
                 if counting:
                     T.ncr[c * NN + i * N + j] = cnt
