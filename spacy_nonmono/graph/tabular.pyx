@@ -176,8 +176,9 @@ finish_grammar(&TABLE3)
 # -- the tabular algorithm ------------------------------------------------------
 
 cdef inline int item_cells(const Grammar* g) noexcept nogil:
-    """Tables per position pair: CL, CR, IL, IR and the groups' IL, IR."""
-    return (g.n_left + g.n_right + 2 * g.n_left * g.n_right + g.n_left_groups
+    """Tables per position pair: CL, CR, IL, IR, the groups' IL, IR, and CL,
+    CR transposed."""
+    return (2 * (g.n_left + g.n_right) + 2 * g.n_left * g.n_right + g.n_left_groups
             + g.n_right_groups)
 
 
@@ -191,8 +192,10 @@ cdef struct Tables:
     int* cr             # [C][i][j]
     int* il             # [C][B][i][j]
     int* ir
-    int* ilg            # [left group][i][j]: the group's best IL item
+    int* ilg            # [left group][j][i] (transposed): the group's best IL item
     int* irg            # [right group][i][j]
+    int* clt            # CL and CR again, transposed ([state][j][i]), so that
+    int* crt            # every split scan reads consecutive cells
     double* ncl         # the same layout for counts (NULL: not counted)
     double* ncr
     double* nil
@@ -212,6 +215,8 @@ cdef inline Tables split_tables(const Grammar* g, int N, int* tables, double* co
     t.ir = t.il + n_incomplete
     t.ilg = t.ir + n_incomplete
     t.irg = t.ilg + g.n_left_groups * NN
+    t.clt = t.irg + g.n_right_groups * NN
+    t.crt = t.clt + g.n_left * NN
     if counts != NULL:
         t.ncl = counts
         t.ncr = t.ncl + g.n_left * NN
@@ -226,6 +231,18 @@ cdef inline Tables split_tables(const Grammar* g, int N, int* tables, double* co
 
 cdef inline int plus(int a, int b) noexcept nogil:
     return NEG_SCORE if a < 0 or b < 0 else a + b
+
+
+cdef inline int max_sum(const int* a, const int* b, int lo, int hi) noexcept nogil:
+    """max over k in lo..hi of a[k] + b[k], NEG_SCORE if every sum is
+    negative (a dead item). Stored items are >= 0 or exactly NEG_SCORE, so
+    no sum overflows; a plain loop the compiler vectorizes."""
+    cdef int k, v, best = NEG_SCORE
+    for k in range(lo, hi + 1):
+        v = a[k] + b[k]
+        if v > best:
+            best = v
+    return best if best >= 0 else NEG_SCORE
 
 
 cdef inline void keep_best(int v, double n, int* best, double* count) noexcept nogil:
@@ -250,10 +267,12 @@ cdef void fill_tables(const Grammar* g, const int* terminals, int length, const 
     for i in range(N):
         for b in range(g.n_left):
             T.cl[b * NN + i * N + i] = 0 if b == g.init_left[terminals[i]] else NEG_SCORE
+            T.clt[b * NN + i * N + i] = T.cl[b * NN + i * N + i]
             if counting:
                 T.ncl[b * NN + i * N + i] = 1.0 if b == g.init_left[terminals[i]] else 0.0
         for c in range(g.n_right):
             T.cr[c * NN + i * N + i] = 0 if c == g.init_right[terminals[i]] else NEG_SCORE
+            T.crt[c * NN + i * N + i] = T.cr[c * NN + i * N + i]
             if counting:
                 T.ncr[c * NN + i * N + i] = 1.0 if c == g.init_right[terminals[i]] else 0.0
     for d in range(1, N):
@@ -267,11 +286,13 @@ cdef void fill_tables(const Grammar* g, const int* terminals, int length, const 
                     cnt = 0.0
                     lo = i if g.left_spans[b] else j - 1
                     hi = j - 1 if g.right_spans[c] else i
-                    for k in range(lo, hi + 1):
+                    if not counting:
+                        best = max_sum(T.cr + c * NN + i * N, T.clt + b * NN + j * N + 1, lo, hi)
+                    for k in range(lo, hi + 1 if counting else lo):
                         x = c * NN + i * N + k
-                        y = b * NN + (k + 1) * N + j
-                        keep_best(plus(T.cr[x], T.cl[y]),
-                                  T.ncr[x] * T.ncl[y] if counting else 0.0, &best, &cnt)
+                        y = b * NN + j * N + k + 1
+                        keep_best(plus(T.cr[x], T.clt[y]),
+                                  T.ncr[x] * T.ncl[b * NN + (k + 1) * N + j], &best, &cnt)
                     t = (c * g.n_left + b) * NN + i * N + j
                     T.il[t] = plus(best, weights[j * N + i])
                     T.ir[t] = plus(best, weights[i * N + j])
@@ -286,7 +307,7 @@ cdef void fill_tables(const Grammar* g, const int* terminals, int length, const 
                     if g.left_group_of[t] == gr:
                         x = (g.left_tuples[t][2] * g.n_left + g.left_tuples[t][3]) * NN + i * N + j
                         keep_best(T.il[x], T.nil[x] if counting else 0.0, &best, &cnt)
-                T.ilg[gr * NN + i * N + j] = best
+                T.ilg[gr * NN + j * N + i] = best
                 if counting:
                     T.nilg[gr * NN + i * N + j] = cnt
             for gr in range(g.n_right_groups):
@@ -309,12 +330,16 @@ cdef void fill_tables(const Grammar* g, const int* terminals, int length, const 
                         continue
                     dd = g.left_groups[gr][1]
                     hi = j - 1 if g.left_spans[dd] else i
-                    for k in range(i, hi + 1):
+                    if not counting:
+                        best = max(best, max_sum(T.cl + dd * NN + i * N, T.ilg + gr * NN + j * N,
+                                                 i, hi))
+                    for k in range(i, hi + 1 if counting else i):
                         x = dd * NN + i * N + k
-                        y = gr * NN + k * N + j
+                        y = gr * NN + j * N + k
                         keep_best(plus(T.cl[x], T.ilg[y]),
-                                  T.ncl[x] * T.nilg[y] if counting else 0.0, &best, &cnt)
+                                  T.ncl[x] * T.nilg[gr * NN + k * N + j], &best, &cnt)
                 T.cl[b * NN + i * N + j] = best
+                T.clt[b * NN + j * N + i] = best
                 if counting:
                     T.ncl[b * NN + i * N + j] = cnt
             # Complete right: i takes its outermost right child k, whose own
@@ -327,12 +352,16 @@ cdef void fill_tables(const Grammar* g, const int* terminals, int length, const 
                         continue
                     dd = g.right_groups[gr][1]
                     lo = i + 1 if g.right_spans[dd] else j
-                    for k in range(lo, j + 1):
+                    if not counting:
+                        best = max(best, max_sum(T.irg + gr * NN + i * N, T.crt + dd * NN + j * N,
+                                                 lo, j))
+                    for k in range(lo, j + 1 if counting else lo):
                         x = gr * NN + i * N + k
-                        y = dd * NN + k * N + j
-                        keep_best(plus(T.irg[x], T.cr[y]),
-                                  T.nirg[x] * T.ncr[y] if counting else 0.0, &best, &cnt)
+                        y = dd * NN + j * N + k
+                        keep_best(plus(T.irg[x], T.crt[y]),
+                                  T.nirg[x] * T.ncr[dd * NN + k * N + j], &best, &cnt)
                 T.cr[c * NN + i * N + j] = best
+                T.crt[c * NN + j * N + i] = best
                 if counting:
                     T.ncr[c * NN + i * N + j] = cnt
 
