@@ -198,6 +198,7 @@ def test_unknown_names_are_clear_errors():
     ("covington_nm", {"loss": "upper"}),
     ("arc_eager", {}), ("arc_eager_nm2013", {}), ("arc_eager_tree", {}), ("arc_eager_unshift", {}),
     ("swap_lazy", {}), ("swap_stay_eager", {}), ("swap_stay_eager", {"context": "wide"}),
+    ("arc_standard", {}), ("arc_standard", {"strategy": "right_first"}),
 ])
 def test_system_trains_parses_and_round_trips(system, options, train_examples, tmp_path):
     nlp = make_nlp(system=system, system_options=options)

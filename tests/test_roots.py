@@ -60,8 +60,8 @@ def pipeline(system, max_len):
 
 
 @pytest.mark.parametrize("system", ["covington", "covington_nm", "arc_eager", "arc_eager_tree",
-                                    "arc_eager_unshift", "swap_lazy", "swap_stay_eager",
-                                    "mh3", "mh4"])
+                                    "arc_eager_unshift", "arc_standard", "swap_lazy",
+                                    "swap_stay_eager", "mh3", "mh4"])
 @settings(max_examples=scaled(25))
 @given(data=st.data())
 def test_one_root_labelled_root_per_sentence(system, data):
