@@ -17,6 +17,7 @@ MODULES = [
     "spacy_nonmono.systems.arc_eager",
     "spacy_nonmono.systems.swap",
     "spacy_nonmono.systems.hybrid",
+    "spacy_nonmono.systems.optimal_step",
     "spacy_nonmono.systems.arc_standard",
     "spacy_nonmono.models.scoring",
     "spacy_nonmono.decoders.state_batch",
