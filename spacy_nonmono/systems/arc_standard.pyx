@@ -49,6 +49,7 @@ from .stack_buffer cimport (stack_buffer_size, stack_depth, buffer_length, S, B,
 from .stack_buffer import ARC_STANDARD_CONTEXT_NAMES
 from ..graph.tabular cimport (NEG_SCORE, ShiftReduceConfig, config_scratch_size,
                               config_score_cubic)
+from .optimal_step cimport config_score_projective, projective_scratch_size
 from ..graph import is_projective
 
 STRATEGIES = ("nonstrict", "strict_left", "right_first")
@@ -98,8 +99,8 @@ cdef class ArcStandard(TransitionSystem):
         return stack_buffer_size(n)
 
     cdef int scratch_size(self, int n) noexcept nogil:
-        # Two position lists, then the algorithm's tables.
-        return 2 * (n + 1) + config_scratch_size(n + 1)
+        # Two position lists, then the algorithms' tables.
+        return 2 * (n + 1) + max(config_scratch_size(n + 1), projective_scratch_size(n + 1))
 
     cdef int init_gold(self, Pool mem, GoldC* gold) except -1:
         cdef int* extra = <int*>mem.alloc(1, sizeof(int))
@@ -163,8 +164,14 @@ cdef class ArcStandard(TransitionSystem):
     cdef int config_score(self, const ShiftReduceConfig* c, const GoldC* gold, int algorithm,
                           int* scratch) noexcept nogil:
         """The most gold arcs a computation from c creates (NEG_SCORE: none
-        obeys c's restrictions)."""
-        return config_score_cubic(c, scratch)
+        obeys c's restrictions), by `algorithm` (AUTO: LINEAR for a
+        projective gold tree, else CUBIC; callers check that QUADRATIC and
+        LINEAR get a projective one)."""
+        if algorithm == AUTO:
+            algorithm = LINEAR if gold_is_projective(gold) else CUBIC
+        if algorithm == CUBIC:
+            return config_score_cubic(c, scratch)
+        return config_score_projective(c, algorithm == LINEAR, scratch)
 
     cdef void step_scores_c(self, const StateC* s, const GoldC* gold, int algorithm,
                             int* sigma, int* scratch) noexcept nogil:
