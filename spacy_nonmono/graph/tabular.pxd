@@ -75,6 +75,12 @@ cdef inline int edge_weight(const ShiftReduceConfig* c, int i, int j) noexcept n
     return 1 if c.gold_heads[c.nodes[j]] == c.nodes[i] else 0
 
 
+from cymem.cymem cimport Pool
+
+
+cdef ShiftReduceConfig config_from_python(Pool mem, stack, buffer, gold_heads,
+                                           int no_left_below, int no_left,
+                                           int no_right) except *
 cdef int tabular_scratch_size(const Grammar* g, int length) noexcept nogil
 cdef int best_single_rooted(const Grammar* g, const int* terminals, int length,
                             const int* weights, const int* root_weights, int* tables,

@@ -516,21 +516,18 @@ cdef int config_score_cubic(const ShiftReduceConfig* c, int* scratch) noexcept n
                               NULL, NULL, &root)
 
 
-def config_score(stack, buffer, gold_heads, int no_left_below=0, int no_left=-1,
-                 int no_right=-1):
-    """The cubic algorithm from Python (tests, tools): the most gold edges a
-    computation from the configuration (stack bottom first, starting with 0;
-    buffer front first) to the final one creates without a forbidden edge
-    (see ShiftReduceConfig; positions index stack + buffer), None if no
-    computation avoids them. gold_heads: head of word k at gold_heads[k-1]."""
+cdef ShiftReduceConfig config_from_python(Pool mem, stack, buffer, gold_heads,
+                                           int no_left_below, int no_left,
+                                           int no_right) except *:
+    """A ShiftReduceConfig (its arrays in `mem`) from Python lists: the stack
+    bottom first, starting with 0; the buffer front first; gold_heads[k-1]
+    the head of word k."""
     nodes_list = list(stack) + list(buffer)
     if not stack or stack[0] != 0:
         raise ValueError("The stack must start with the root node 0.")
-    cdef int N = len(nodes_list), k, score
-    cdef Pool mem = Pool()
+    cdef int N = len(nodes_list), k
     cdef int* nodes = <int*>mem.alloc(N, sizeof(int))
     cdef int* gold = <int*>mem.alloc(len(gold_heads) + 1, sizeof(int))
-    cdef int* scratch = <int*>mem.alloc(config_scratch_size(N), sizeof(int))
     for k in range(N):
         nodes[k] = nodes_list[k]
     gold[0] = -1
@@ -544,5 +541,19 @@ def config_score(stack, buffer, gold_heads, int no_left_below=0, int no_left=-1,
     c.no_left_below = no_left_below
     c.no_left = no_left
     c.no_right = no_right
+    return c
+
+
+def config_score(stack, buffer, gold_heads, int no_left_below=0, int no_left=-1,
+                 int no_right=-1):
+    """The cubic algorithm from Python (tests, tools): the most gold edges a
+    computation from the configuration (stack bottom first, starting with 0;
+    buffer front first) to the final one creates without a forbidden edge
+    (see ShiftReduceConfig; positions index stack + buffer), None if no
+    computation avoids them. gold_heads: head of word k at gold_heads[k-1]."""
+    cdef Pool mem = Pool()
+    cdef ShiftReduceConfig c = config_from_python(mem, stack, buffer, gold_heads, no_left_below,
+                                                  no_left, no_right)
+    cdef int* scratch = <int*>mem.alloc(config_scratch_size(c.last + 1), sizeof(int))
     score = config_score_cubic(&c, scratch)
     return None if score < 0 else score

@@ -44,8 +44,8 @@ from cymem.cymem cimport Pool
 from .base cimport StateC, GoldC, TransitionSystem, ParseState, label_error, INVALID_COST
 from .base import Option
 from .stack_buffer cimport (stack_buffer_size, stack_depth, buffer_length, S, B, stack_at,
-                            init_stack_buffer, push, pop, push_word, set_arc_standard_context,
-                            stack_buffer_fields, has_gold_dependents)
+                            init_stack_buffer, push, reduce_left_arc, reduce_right_arc,
+                            set_arc_standard_context, stack_buffer_fields, has_gold_dependents)
 from .stack_buffer import ARC_STANDARD_CONTEXT_NAMES
 from ..graph.tabular cimport (NEG_SCORE, ShiftReduceConfig, config_scratch_size,
                               config_score_cubic)
@@ -129,19 +129,13 @@ cdef class ArcStandard(TransitionSystem):
         self.set_valid_by_kind(ok, is_valid)
 
     cdef void apply(self, StateC* s, int move) noexcept nogil:
-        cdef int kind = self.c_moves[move].kind, j = S(s, 0), i = S(s, 1)
+        cdef int kind = self.c_moves[move].kind
         if kind == AS_SHIFT:
             push(s)
         elif kind == AS_LEFT_ARC:
-            s.heads[i] = j
-            s.labels[i] = self.c_moves[move].label
-            pop(s)
-            pop(s)
-            push_word(s, j)
+            reduce_left_arc(s, self.c_moves[move].label)
         else:
-            s.heads[j] = i
-            s.labels[j] = self.c_moves[move].label
-            pop(s)
+            reduce_right_arc(s, self.c_moves[move].label)
 
     cdef void set_context(self, const StateC* s, int* ids) noexcept nogil:
         set_arc_standard_context(s, ids)

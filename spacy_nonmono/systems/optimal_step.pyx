@@ -132,7 +132,7 @@ takes 78 us at 50 positions and 360 us at 100).
 """
 from cymem.cymem cimport Pool
 
-from ..graph.tabular cimport NEG_SCORE, ShiftReduceConfig, edge_weight
+from ..graph.tabular cimport NEG_SCORE, ShiftReduceConfig, config_from_python, edge_weight
 
 
 cdef enum:
@@ -483,31 +483,16 @@ def run(stack, buffer, gold_heads, int no_left_below=0, int no_left=-1, int no_r
     score/score' values computed: all k (k + 1) 3 / 2 + k m of the tables for
     the quadratic algorithm, those visited for the linear one)."""
     nodes_list = list(stack) + list(buffer)
-    if not stack or stack[0] != 0:
-        raise ValueError("The stack must start with the root node 0.")
-    cdef int N = len(nodes_list), top = len(stack) - 1, k, r, score = 0, n_states = 0
+    cdef int top = len(stack) - 1, r, score = 0, n_states = 0
     if no_left_below > top + 1 or no_left > top or no_right not in (-1, 0, top):
         raise ValueError("Only the strategies' restrictions are supported: "
                          "no_left_below <= top + 1, no_left <= top, no_right -1, 0 or top.")
     if any(b <= a for a, b in zip(nodes_list, nodes_list[1:])):
         raise ValueError("The node ids must increase along stack + buffer.")
     cdef Pool mem = Pool()
-    cdef int* nodes = <int*>mem.alloc(N, sizeof(int))
-    cdef int* gold = <int*>mem.alloc(len(gold_heads) + 1, sizeof(int))
-    cdef int* scratch = <int*>mem.alloc(projective_scratch_size(N), sizeof(int))
-    for k in range(N):
-        nodes[k] = nodes_list[k]
-    gold[0] = -1
-    for k in range(len(gold_heads)):
-        gold[k + 1] = gold_heads[k]
-    cdef ShiftReduceConfig c
-    c.nodes = nodes
-    c.last = N - 1
-    c.top = top
-    c.gold_heads = gold
-    c.no_left_below = no_left_below
-    c.no_left = no_left
-    c.no_right = no_right
+    cdef ShiftReduceConfig c = config_from_python(mem, stack, buffer, gold_heads, no_left_below,
+                                                  no_left, no_right)
+    cdef int* scratch = <int*>mem.alloc(projective_scratch_size(c.last + 1), sizeof(int))
     with nogil:
         for r in range(repeats):
             score = score_and_states(&c, linear, scratch, &n_states)

@@ -104,6 +104,24 @@ cdef inline void unshift(StateC* s) noexcept nogil:
     buffer_push_front(s, w)
 
 
+cdef inline void reduce_left_arc(StateC* s, int label) noexcept nogil:
+    """Arc-standard Left-Arc: (s|i|j, b) => (s|j, b) + j -> i."""
+    cdef int j = S(s, 0), i = S(s, 1)
+    s.heads[i] = j
+    s.labels[i] = label
+    pop(s)
+    pop(s)
+    push_word(s, j)
+
+
+cdef inline void reduce_right_arc(StateC* s, int label) noexcept nogil:
+    """Arc-standard Right-Arc: (s|i|j, b) => (s|i, b) + i -> j."""
+    cdef int j = S(s, 0), i = S(s, 1)
+    s.heads[j] = i
+    s.labels[j] = label
+    pop(s)
+
+
 cdef inline bint has_gold_dependents(const StateC* s, const GoldC* gold, int w) noexcept nogil:
     """Whether every gold dependent of w is attached to w."""
     cdef int k

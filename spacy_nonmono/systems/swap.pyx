@@ -76,7 +76,8 @@ from .stack_buffer cimport (FLAG_UNSHIFTED, stack_buffer_size, stack_depth, buff
                             B, stack_at, word_flags, init_stack_buffer, push, pop, unshift,
                             push_word, buffer_push_front, buffer_pop_front,
                             set_stack_buffer_context, set_arc_standard_context, set_wide_context,
-                            stack_buffer_fields, has_gold_dependents)
+                            stack_buffer_fields, has_gold_dependents, reduce_left_arc,
+                            reduce_right_arc)
 from .stack_buffer import CONTEXT_NAMES, ARC_STANDARD_CONTEXT_NAMES, WIDE_CONTEXT_NAMES
 from ..graph.algorithms cimport has_path
 from cymem.cymem cimport Pool
@@ -263,15 +264,9 @@ cdef class SwapLazy(SwapSystem):
             unshift(s)
             push_word(s, j)
         elif kind == LAZY_LEFT_ARC:
-            s.heads[i] = j
-            s.labels[i] = self.c_moves[move].label
-            pop(s)
-            pop(s)
-            push_word(s, j)
+            reduce_left_arc(s, self.c_moves[move].label)
         else:
-            s.heads[j] = i
-            s.labels[j] = self.c_moves[move].label
-            pop(s)
+            reduce_right_arc(s, self.c_moves[move].label)
 
     cdef int static_move(self, const StateC* s, const GoldC* gold) noexcept nogil:
         cdef int j = S(s, 0), i = S(s, 1), b0 = B(s, 0)
