@@ -514,3 +514,25 @@ def test_stored_results_use_valid_names():
     assert "covington_nm+replace_none+none" in now
     names = [name for name in runs | now if "<" not in name and not name.startswith("+")]
     assert [name for name in sorted(names) if not _parses(name)] == []
+
+
+def test_train_speed_command(tmp_path):
+    """train-speed times workflow systems side by side on the same batches
+    and writes its table as JSON; a name the workflow refuses is refused."""
+    from spacy.tokens import DocBin
+
+    from conftest import sample_docs
+
+    corpus = tmp_path / "train.spacy"
+    DocBin(docs=sample_docs("train", limit=40)).to_disk(corpus)
+    out = cli("train-speed", corpus, "--lang", "en", "--systems",
+              "arc_standard-static,arc_standard+proj_none", "--steps", "2", "--batch-size", "4",
+              "--json", tmp_path / "speed.json", cwd=tmp_path)
+    assert "| arc_standard-static |" in out and "| arc_standard+proj_none |" in out
+    data = json.loads((tmp_path / "speed.json").read_text())
+    assert [row["system"] for row in data["systems"]] == ["arc_standard-static",
+                                                         "arc_standard+proj_none"]
+    assert data["systems"][0]["ratio"] == 1.0 and data["systems"][1]["seconds"] > 0
+    bad = cli("train-speed", corpus, "--systems", "covington+proj_optimal", cwd=tmp_path,
+              check=False)
+    assert bad.returncode == 2 and "projectivize must be 'none'" in bad.stderr

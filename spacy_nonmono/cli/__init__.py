@@ -21,7 +21,7 @@ PROG = "spacy-nonmono"
 def build_parser(prog: str = PROG) -> argparse.ArgumentParser:
     from .. import __version__
     from . import (benchmark, coverage, evaluate, init_config, length_cost, oracle, profile,
-                   speed, workflow)
+                   speed, train_speed, workflow)
 
     parser = argparse.ArgumentParser(
         prog=prog,
@@ -32,7 +32,7 @@ def build_parser(prog: str = PROG) -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"spacy-nonmono {__version__}")
     commands = parser.add_subparsers(dest="command", required=True)
     for module in (benchmark, coverage, evaluate, init_config, length_cost, oracle, profile, speed,
-                   workflow):
+                   train_speed, workflow):
         module.add_parser(commands)
     return parser
 
