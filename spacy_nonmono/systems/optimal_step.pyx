@@ -120,15 +120,8 @@ several roots, on about 10^5 configurations, and changed no result):
   parent, and edges b -> 0 are impossible), and node 0 as a_0 is an
   ordinary stack node otherwise.
 
-Timing (measured once, by hand, with timeit from a Python shell through
-``run(..., repeats=2000)``, i.e. the nogil function on one scratch buffer, on
-a shared machine with two trainings running): a random projective tree,
-stack [0..k], the other words in the buffer:
-  50 positions:  k = 5: quadratic 0.6 us, linear 0.3 us; k = 15: 5.6 / 0.7 us;
-                 k = 25: 18 / 1.4 us;
-  100 positions: k = 5: 0.9 / 0.5 us; k = 15: 5.8 / 0.9 us; k = 50: 67 / 5.0 us
-(the Python function adds 3-10 us; the cubic algorithm, called from Python,
-takes 78 us at 50 positions and 360 us at 100).
+Times per call by algorithm and length: `spacy-nonmono optimal-step-timing`
+(docs/results/arc_standard/).
 """
 from cymem.cymem cimport Pool
 
