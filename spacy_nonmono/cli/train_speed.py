@@ -74,6 +74,10 @@ def run(args) -> int:
         raise InputError("--steps and --batch-size must be positive")
     if not args.corpus.is_file() or args.corpus.suffix != ".spacy":
         raise InputError(f"{args.corpus}: not a .spacy corpus file")
+    try:
+        spacy.util.get_lang_class(args.lang)
+    except ImportError:
+        raise InputError(f"--lang {args.lang!r}: not a spaCy language code (use 'xx' for any)")
     check_output_paths({"--json": args.json}, inputs=[args.corpus])
     docs = list(DocBin().from_disk(args.corpus).get_docs(spacy.blank(args.lang).vocab))
     random.Random(args.seed).shuffle(docs)
