@@ -193,7 +193,8 @@ def test_every_option_has_help_and_shows_its_default():
     parser, commands = subcommands()
     assert set(commands) == {"benchmark", "evaluate", "oracle-bounds", "oracle-timing",
                              "arc-moves", "oracle-moves", "speed", "profile", "workflow",
-                             "init-config", "coverage", "length-cost"}
+                             "init-config", "coverage", "length-cost", "projectivization",
+                             "optimal-step-timing"}
     for name, command in [("", parser), *commands.items()]:
         assert issubclass(command.formatter_class, argparse.ArgumentDefaultsHelpFormatter), name
         for action in command._actions:
