@@ -194,7 +194,7 @@ def test_every_option_has_help_and_shows_its_default():
     assert set(commands) == {"benchmark", "evaluate", "oracle-bounds", "oracle-timing",
                              "arc-moves", "oracle-moves", "speed", "profile", "workflow",
                              "init-config", "coverage", "length-cost", "projectivization",
-                             "optimal-step-timing"}
+                             "optimal-step-timing", "train-speed"}
     for name, command in [("", parser), *commands.items()]:
         assert issubclass(command.formatter_class, argparse.ArgumentDefaultsHelpFormatter), name
         for action in command._actions:
