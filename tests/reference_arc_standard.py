@@ -36,6 +36,8 @@ import functools
 import itertools
 from typing import Dict, List, Optional, Sequence, Tuple
 
+from reference_charts import is_tree
+
 STRATEGIES = ("nonstrict", "strict_left", "right_first")
 MOVES = ("S", "L", "R")
 
@@ -342,17 +344,7 @@ def common_arcs(heads: Sequence[int], gold_heads: Sequence[int]) -> int:
 
 
 def is_single_rooted_tree(heads: Sequence[int]) -> bool:
-    n = len(heads)
-    if sum(1 for h in heads if h == 0) != 1:
-        return False
-    for k in range(1, n + 1):
-        seen, v = set(), k
-        while v != 0:
-            if v in seen or not 0 <= heads[v - 1] <= n:
-                return False
-            seen.add(v)
-            v = heads[v - 1]
-    return True
+    return sum(1 for h in heads if h == 0) == 1 and is_tree(heads)
 
 
 # ------------------------------------------------------- random trees

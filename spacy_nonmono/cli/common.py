@@ -128,3 +128,19 @@ def parse_batch_sizes(text: str):
     if not sizes or min(sizes) < 1:
         raise InputError(f"--batch-sizes takes comma-separated positive integers, not {text!r}")
     return sizes
+
+
+def read_gold_files(paths: Iterable[Path], skip_invalid: bool):
+    """(path, sentences, number skipped) for every gold file, all read
+    before any work, so that a bad file late in the list costs nothing; with
+    skip_invalid, each skipped sentence is one warning."""
+    from ..evaluation import read_gold
+
+    out = []
+    for path in paths:
+        sentences, skipped = read_gold(path, skip_invalid=skip_invalid)
+        for error in skipped:
+            warn(f"skipped {error}")
+        out.append((path, sentences, len(skipped)))
+    return out
+

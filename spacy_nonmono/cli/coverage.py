@@ -15,7 +15,7 @@ import sys
 import time
 from pathlib import Path
 
-from .common import InputError, RawHelpFormatter, check_output_paths, warn
+from .common import InputError, RawHelpFormatter, check_output_paths, read_gold_files
 
 DEFAULT_MAX_LENGTH = 200
 PROGRESS_EVERY = 500
@@ -47,19 +47,10 @@ def add_parser(commands) -> None:
 
 
 def run(args) -> int:
-    from ..evaluation import read_gold
-
     if args.max_length < 0:
         raise InputError(f"--max-length must be 0 (no limit) or positive, not {args.max_length}")
     check_output_paths({"--json": args.json}, inputs=args.gold)
-    # Read every file before the first chart: a bad file late in the list
-    # should not cost the work on the others.
-    treebanks = []
-    for path in args.gold:
-        sentences, skipped = read_gold(path, skip_invalid=args.skip_invalid)
-        for error in skipped:
-            warn(f"skipped {error}")
-        treebanks.append((path, sentences, len(skipped)))
+    treebanks = read_gold_files(args.gold, args.skip_invalid)
     results = [measure(path, sentences, invalid, args.max_length, args.single_root)
                for path, sentences, invalid in treebanks]
     if args.json:

@@ -15,7 +15,7 @@ import sys
 import time
 from pathlib import Path
 
-from .common import InputError, RawHelpFormatter, check_output_paths, warn
+from .common import InputError, RawHelpFormatter, check_output_paths, read_gold_files, warn
 
 PROGRESS_EVERY = 1000
 TIMING_PROGRESS_EVERY = 50
@@ -169,17 +169,10 @@ def add_parser(commands) -> None:
 # -- projectivization ------------------------------------------------------------------
 
 def run_projectivization(args) -> int:
-    from ..evaluation import read_gold
-
     if args.max_length < 0:
         raise InputError(f"--max-length must be 0 (no limit) or positive, not {args.max_length}")
     check_output_paths({"--json": args.json}, inputs=args.gold)
-    treebanks = []
-    for path in args.gold:
-        sentences, skipped = read_gold(path, skip_invalid=args.skip_invalid)
-        for error in skipped:
-            warn(f"skipped {error}")
-        treebanks.append((path, sentences, len(skipped)))
+    treebanks = read_gold_files(args.gold, args.skip_invalid)
     results = [measure_projectivization(path, sentences, invalid, args.max_length)
                for path, sentences, invalid in treebanks]
     if args.json:
@@ -369,16 +362,13 @@ def check_timing_options(args) -> None:
 
 
 def run_timing(args) -> int:
-    from ..evaluation import read_gold
     from ..evaluation.conllu_eval import gold_tree
     from ..systems import get_system
 
     check_timing_options(args)
     requested = parse_algorithms(args.algorithms)
     check_output_paths({"--json": args.json, "--plot": args.plot}, inputs=[args.gold])
-    sentences, skipped = read_gold(args.gold, skip_invalid=args.skip_invalid)
-    for error in skipped:
-        warn(f"skipped {error}")
+    [(_, sentences, _)] = read_gold_files([args.gold], args.skip_invalid)
     trees = [heads for heads, _ in map(gold_tree, sentences)
              if not args.max_length or len(heads) <= args.max_length]
     if not trees:
