@@ -230,18 +230,21 @@ cdef class ArcEager(TransitionSystem):
     cdef int loss(self, const StateC* s, const GoldC* gold, int* scratch) noexcept nogil:
         return arc_eager_loss(s, gold, self.loss_variant, scratch)
 
+    cdef void set_losses(self, const StateC* s, const GoldC* gold, int* is_valid,
+                         float* losses, int* scratch) noexcept nogil:
+        self.set_valid(s, is_valid)
+        self.set_costs_from_loss(s, gold, is_valid, losses, scratch, scratch + 2 * (s.n + 1),
+                                 LEFT_ARC, RIGHT_ARC, S(s, 0), B(s, 0))
+
     cdef void set_costs(self, const StateC* s, const GoldC* gold, int* is_valid,
                         float* costs, int* scratch) noexcept nogil:
-        cdef int n = s.n, m, kind
+        """The losses, with the non-monotonic variants' tie-break."""
+        cdef int m, kind
         cdef int s0 = S(s, 0), b0 = B(s, 0)
-        cdef int[MAX_KINDS] delta
         cdef int[MAX_KINDS] mono_delta
         cdef bint monotonic_optimum = False
-        cdef int* state_scratch = scratch + 2 * (n + 1)
-        self.set_valid(s, is_valid)
-        self.loss_deltas(s, gold, is_valid, OWN_LOSS, delta, scratch, state_scratch,
-                         LEFT_ARC, RIGHT_ARC, s0, b0)
-        self.set_costs_from_deltas(gold, is_valid, delta, costs, LEFT_ARC, RIGHT_ARC, s0, b0)
+        cdef int* state_scratch = scratch + 2 * (s.n + 1)
+        self.set_losses(s, gold, is_valid, costs, scratch)
         if self.variant != UNSHIFT and self.variant != NM2013:
             return
         # The tie-break of the non-monotonic variants: where a zero-cost move

@@ -237,8 +237,10 @@ cdef class ArcStandard(TransitionSystem):
         score = self.config_score(&c, gold, self.algorithm, scratch + 2 * (n + 1))
         return n - built - score + wrong_labels
 
-    cdef void set_costs(self, const StateC* s, const GoldC* gold, int* is_valid,
-                        float* costs, int* scratch) noexcept nogil:
+    cdef void set_losses(self, const StateC* s, const GoldC* gold, int* is_valid,
+                         float* costs, int* scratch) noexcept nogil:
+        """A move's loss: the best attainable score less the score after it
+        (Nederhof's optimal step), plus its label's error."""
         cdef int[AS_KINDS] sigma
         cdef int m, kind, best = NEG_SCORE, i = S(s, 1), j = S(s, 0)
         self.set_valid(s, is_valid)

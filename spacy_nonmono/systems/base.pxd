@@ -77,6 +77,8 @@ cdef class TransitionSystem:
     cdef int loss(self, const StateC* s, const GoldC* gold, int* scratch) noexcept nogil
     cdef int loss_of(self, const StateC* s, const GoldC* gold, int variant,
                      int* scratch) noexcept nogil
+    cdef void set_losses(self, const StateC* s, const GoldC* gold, int* is_valid,
+                         float* losses, int* scratch) noexcept nogil
     cdef void set_costs(self, const StateC* s, const GoldC* gold, int* is_valid,
                         float* costs, int* scratch) noexcept nogil
     cdef int static_move(self, const StateC* s, const GoldC* gold) noexcept nogil
@@ -88,6 +90,8 @@ cdef class TransitionSystem:
     cdef void set_valid_by_kind(self, const bint* kind_valid, int* is_valid) noexcept nogil
     cdef void set_oracle_costs(self, const StateC* s, const GoldC* gold,
                                int* is_valid, float* costs, int* scratch) noexcept nogil
+    cdef void set_oracle_losses(self, const StateC* s, const GoldC* gold,
+                                int* is_valid, float* losses, int* scratch) noexcept nogil
     cdef void loss_deltas(self, const StateC* s, const GoldC* gold, const int* is_valid,
                           int variant, int* delta, int* loss_scratch, int* state_scratch,
                           int left_arc, int right_arc, int a, int b) noexcept nogil

@@ -104,8 +104,8 @@ cdef class TransitionSystem:
       move table has one move per unlabelled kind and one per label for a
       labelled kind (Covington: S, N, L-<label>..., R-<label>...);
     - `oracles`: the oracle names it implements, the first the default
-      (costs come from `set_costs` for "dynamic", from `static_move` for
-      "static");
+      (losses come from `set_losses` and training targets from
+      `set_costs` for "dynamic", from `static_move` for "static");
     - `option_specs`: {option name: Option} of the settings it takes;
     - `context_names`: the context slots `set_context` fills;
     - `projective`: whether it builds only projective trees (then the
@@ -298,7 +298,7 @@ cdef class TransitionSystem:
         return 0
 
     cdef int scratch_size(self, int n) noexcept nogil:
-        """Ints of scratch `set_costs` and `loss` need for n words; the
+        """Ints of scratch `set_losses`, `set_costs` and `loss` need for n words; the
         caller owns it and reuses it across calls."""
         return 0
 
@@ -335,9 +335,24 @@ cdef class TransitionSystem:
         for `loss`; a system with a single one ignores `variant`."""
         return self.loss(s, gold, scratch)
 
+    cdef void set_losses(self, const StateC* s, const GoldC* gold, int* is_valid,
+                         float* losses, int* scratch) noexcept nogil:
+        """Set is_valid, and the loss each valid move causes: how much it
+        raises the system's loss expression (the best reachable loss, or the
+        oracle's bound of it), plus its label's error; INVALID_COST for an
+        invalid move. Only the loss: no training policy, so that any decoder
+        (the beam's gold histories) can read it."""
+        pass
+
     cdef void set_costs(self, const StateC* s, const GoldC* gold, int* is_valid,
                         float* costs, int* scratch) noexcept nogil:
-        pass
+        """The dynamic oracle's training targets, as costs (0: a target; a
+        fractional cost: a weaker target, see the greedy decoder's
+        softmax_log_loss). By default the losses; a system whose training
+        breaks ties or explores (Covington's tie_break, the non-monotonic
+        arc-eager tie-break, the stay-eager swap's coin flips) adjusts them
+        here, never in `set_losses`."""
+        self.set_losses(s, gold, is_valid, costs, scratch)
 
     cdef int static_move(self, const StateC* s, const GoldC* gold) noexcept nogil:
         return -1
@@ -390,6 +405,20 @@ cdef class TransitionSystem:
                 costs[m] = 0.0 if m == best else (1.0 if is_valid[m] else INVALID_COST)
         else:
             self.set_costs(s, gold, is_valid, costs, scratch)
+
+    cdef void set_oracle_losses(self, const StateC* s, const GoldC* gold,
+                                int* is_valid, float* losses, int* scratch) noexcept nogil:
+        """The losses of the configured oracle, for decoders that keep gold
+        histories (the beam): a static oracle's one move costs 0 and every
+        other valid move 1; a dynamic oracle's moves cost their loss."""
+        cdef int m, best
+        if self.static_oracle:
+            self.set_valid(s, is_valid)
+            best = self.static_move(s, gold)
+            for m in range(self.n_moves):
+                losses[m] = 0.0 if m == best else (1.0 if is_valid[m] else INVALID_COST)
+        else:
+            self.set_losses(s, gold, is_valid, losses, scratch)
 
 
     cdef void loss_deltas(self, const StateC* s, const GoldC* gold, const int* is_valid,
@@ -598,6 +627,16 @@ cdef class ParseState:
         cdef float* costs = <float*>mem.alloc(self.system.n_moves, sizeof(float))
         self.system.set_oracle_costs(self.c, self.gold, is_valid, costs, self.scratch)
         return [costs[m] for m in range(self.system.n_moves)]
+
+    def losses(self):
+        """The loss each move causes (the configured oracle's; INVALID for
+        invalid moves): `costs()` without the training policy."""
+        self._require_gold()
+        cdef Pool mem = Pool()
+        cdef int* is_valid = <int*>mem.alloc(self.system.n_moves, sizeof(int))
+        cdef float* losses = <float*>mem.alloc(self.system.n_moves, sizeof(float))
+        self.system.set_oracle_losses(self.c, self.gold, is_valid, losses, self.scratch)
+        return [losses[m] for m in range(self.system.n_moves)]
 
     def loss(self):
         self._require_gold()

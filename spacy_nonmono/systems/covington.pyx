@@ -198,17 +198,22 @@ cdef class Covington(TransitionSystem):
     cdef int loss(self, const StateC* s, const GoldC* gold, int* scratch) noexcept nogil:
         return self.bound(s, gold, scratch)
 
-    cdef void set_costs(self, const StateC* s, const GoldC* gold, int* is_valid,
-                        float* costs, int* scratch) noexcept nogil:
-        """Cost of a move: how much it increases the loss expression (never
+    cdef void set_losses(self, const StateC* s, const GoldC* gold, int* is_valid,
+                         float* losses, int* scratch) noexcept nogil:
+        """Loss of a move: how much it increases the loss expression (never
         below 0: an approximate loss may also decrease). A labelled arc's
-        structural cost is the same for every label; a wrong label on a gold
+        structural loss is the same for every label; a wrong label on a gold
         arc adds one."""
         self.set_valid(s, is_valid)
         # The scratch configuration comes after the bound's scratch.
-        self.set_costs_from_loss(s, gold, is_valid, costs, scratch,
+        self.set_costs_from_loss(s, gold, is_valid, losses, scratch,
                                  scratch + self.bound_scratch_size(s.n), LEFT_ARC, RIGHT_ARC,
                                  focus(s).i, focus(s).j)
+
+    cdef void set_costs(self, const StateC* s, const GoldC* gold, int* is_valid,
+                        float* costs, int* scratch) noexcept nogil:
+        """The losses, with the tie_break option applied."""
+        self.set_losses(s, gold, is_valid, costs, scratch)
         self.break_scan_tie(s, costs)
 
     cdef void break_scan_tie(self, const StateC* s, float* costs) noexcept nogil:

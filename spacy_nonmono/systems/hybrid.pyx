@@ -289,9 +289,9 @@ cdef class ArcHybrid(TransitionSystem):
     cdef int loss(self, const StateC* s, const GoldC* gold, int* scratch) noexcept nogil:
         return hybrid_loss(s, gold, self.four_heads)
 
-    cdef void set_costs(self, const StateC* s, const GoldC* gold, int* is_valid,
-                        float* costs, int* scratch) noexcept nogil:
-        """A move's cost: the loss its kind adds (applied with label 0, less
+    cdef void set_losses(self, const StateC* s, const GoldC* gold, int* is_valid,
+                         float* costs, int* scratch) noexcept nogil:
+        """A move's loss: the loss its kind adds (applied with label 0, less
         that label's error) plus its own label's error."""
         cdef int n = s.n, m, kind, base
         cdef int[MAX_KINDS] delta

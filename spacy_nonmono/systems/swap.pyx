@@ -347,15 +347,22 @@ cdef class StayEagerSwap(SwapSystem):
     cdef int loss(self, const StateC* s, const GoldC* gold, int* scratch) noexcept nogil:
         return ses_loss(s, gold, scratch)
 
+    cdef void set_losses(self, const StateC* s, const GoldC* gold, int* is_valid,
+                         float* losses, int* scratch) noexcept nogil:
+        """Each move's loss: what it adds to the loss, and its label's error."""
+        self.set_valid(s, is_valid)
+        self.set_costs_from_loss(s, gold, is_valid, losses, scratch, scratch + (s.n + 1),
+                                 SES_STAY_LEFT, SES_STAY_RIGHT, S(s, 0), B(s, 0))
+
     cdef void set_costs(self, const StateC* s, const GoldC* gold, int* is_valid,
                         float* costs, int* scratch) noexcept nogil:
-        """Each move's cost: the loss it adds, its label's error, and one more
-        for a Shift or Swap the nonstatic oracle does not choose."""
+        """The losses, and one more for a Shift or Swap the nonstatic oracle
+        does not choose (its coin flips)."""
         cdef int m, kind, chosen
-        self.set_valid(s, is_valid)
+        # The coin flips come first, as they always have: the targets of a
+        # seeded training run stay the same.
         chosen = self.static_move(s, gold)
-        self.set_costs_from_loss(s, gold, is_valid, costs, scratch, scratch + (s.n + 1),
-                                 SES_STAY_LEFT, SES_STAY_RIGHT, S(s, 0), B(s, 0))
+        self.set_losses(s, gold, is_valid, costs, scratch)
         for m in range(self.n_moves):
             kind = self.c_moves[m].kind
             if is_valid[m] and (kind == SES_SHIFT or kind == SES_SWAP) and m != chosen:
