@@ -106,3 +106,24 @@ def test_zero_loss_histories_reach_the_best_reachable_loss(configuration):
             losses = state.losses()
             state.apply(rng.choice([m for m in state.valid_moves() if losses[m] == 0]))
         assert gold_errors(state, heads, labels) == best, (heads, labels)
+
+
+@pytest.mark.parametrize("name", sorted({c[0] for c in CONFIGURATIONS}))
+def test_every_run_ends_within_max_moves(name):
+    """A decoder that explores (the beam) relies on each system's bound on
+    the moves of any run: random runs stay within it, and runs that prefer
+    the last valid move (the slowest kinds come last in most systems) too."""
+    system = get_system(name)(labels=LABELS)
+    rng = random.Random(3)
+    longest = {}
+    for t in range(300):
+        n = rng.randint(1, 8)
+        state = system.new_state(n=n)
+        steps = 0
+        while not state.is_final():
+            valid = state.valid_moves()
+            state.apply(valid[-1] if t % 3 == 0 else rng.choice(valid))
+            steps += 1
+            assert steps <= system.max_moves(n)
+        longest[n] = max(longest.get(n, 0), steps)
+    assert longest

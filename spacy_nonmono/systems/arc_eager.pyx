@@ -165,6 +165,11 @@ cdef class ArcEager(TransitionSystem):
     cdef int state_size(self, int n) noexcept nogil:
         return stack_buffer_size(n) + n + 1
 
+    cdef int move_limit(self, int n) noexcept nogil:
+        """Monotonic: each word is pushed and popped once; the non-monotonic
+        variants: at most twice (module doc)."""
+        return 2 * n if self.variant == MONOTONIC else 4 * n
+
     cdef int scratch_size(self, int n) noexcept nogil:
         # The loss's scratch, then a configuration to try moves on.
         return 2 * (n + 1) + 2 * (n + 1) + self.state_size(n)

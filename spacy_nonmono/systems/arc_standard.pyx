@@ -91,7 +91,7 @@ cdef class ArcStandard(TransitionSystem):
     def describe(self, ParseState state):
         return stack_buffer_fields(state.c)
 
-    def max_moves(self, int n):
+    cdef int move_limit(self, int n) noexcept nogil:
         """Every run is n Shifts and n reductions."""
         return 2 * n
 

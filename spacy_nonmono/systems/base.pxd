@@ -67,6 +67,7 @@ cdef class TransitionSystem:
 
     # -- what each system defines ------------------------------------------
     cdef int state_size(self, int n) noexcept nogil
+    cdef int move_limit(self, int n) noexcept nogil
     cdef int scratch_size(self, int n) noexcept nogil
     cdef int init_gold(self, Pool mem, GoldC* gold) except -1
     cdef void init_state(self, StateC* s) noexcept nogil

@@ -235,6 +235,11 @@ cdef class TransitionSystem:
     def reseed_oracle(self, seed):
         """Seed the oracle's coin flips (systems with `random_oracle`)."""
 
+    def max_moves(self, int n):
+        """The most moves any run on n words makes (None: not bounded)."""
+        limit = self.move_limit(n)
+        return None if limit < 0 else limit
+
     @property
     def weak_target_prob(self):
         return 0.0
@@ -297,6 +302,12 @@ cdef class TransitionSystem:
         """Ints of system-owned state (StateC.data) for n words."""
         return 0
 
+    cdef int move_limit(self, int n) noexcept nogil:
+        """The most moves any run on n words makes, whatever the moves (-1:
+        not bounded; a decoder that explores, the beam, refuses such a
+        system)."""
+        return -1
+
     cdef int scratch_size(self, int n) noexcept nogil:
         """Ints of scratch `set_losses`, `set_costs` and `loss` need for n words; the
         caller owns it and reuses it across calls."""
@@ -341,8 +352,12 @@ cdef class TransitionSystem:
         raises the system's loss expression (the best reachable loss, or the
         oracle's bound of it), plus its label's error; INVALID_COST for an
         invalid move. Only the loss: no training policy, so that any decoder
-        (the beam's gold histories) can read it."""
-        pass
+        (the beam's gold histories) can read it. A system with a dynamic
+        oracle defines it; here every valid move costs 0."""
+        cdef int m
+        self.set_valid(s, is_valid)
+        for m in range(self.n_moves):
+            losses[m] = 0.0 if is_valid[m] else INVALID_COST
 
     cdef void set_costs(self, const StateC* s, const GoldC* gold, int* is_valid,
                         float* costs, int* scratch) noexcept nogil:

@@ -148,6 +148,11 @@ cdef class Covington(TransitionSystem):
     cdef int state_size(self, int n) noexcept nogil:
         return sizeof(Focus) // sizeof(int)
 
+    cdef int move_limit(self, int n) noexcept nogil:
+        """Every move but Shift moves i one word left, from j - 1 to -1 at
+        most, and Shift moves j right: j + 1 moves at word j."""
+        return n * (n + 3) // 2
+
     cdef int bound_scratch_size(self, int n) noexcept nogil:
         """Ints of scratch space `bound` needs for n words."""
         return 3 * (n + 1)

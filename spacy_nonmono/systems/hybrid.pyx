@@ -201,9 +201,8 @@ cdef class ArcHybrid(TransitionSystem):
         return {"stack": [stack_at(s, k) for k in range(stack_depth(s))],
                 "buffer": [B(s, k) for k in range(buffer_length(s))]}
 
-    def max_moves(self, int n):
-        """The most moves any run on n words makes: exactly 2n (every word is
-        shifted once and reduced once)."""
+    cdef int move_limit(self, int n) noexcept nogil:
+        """Exactly 2n: every word is shifted once and reduced once."""
         return 2 * n
 
     cdef int state_size(self, int n) noexcept nogil:

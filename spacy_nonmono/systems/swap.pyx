@@ -236,8 +236,8 @@ cdef class SwapLazy(SwapSystem):
     # Arcs join S1 and S0: their dependents are the context, not B0's.
     context_names = ARC_STANDARD_CONTEXT_NAMES
 
-    def max_moves(self, int n):
-        """The most moves any run on n words makes (see the module doc)."""
+    cdef int move_limit(self, int n) noexcept nogil:
+        """See the module doc."""
         return n * n + n
 
     cdef void set_context(self, const StateC* s, int* ids) noexcept nogil:
@@ -336,8 +336,8 @@ cdef class StayEagerSwap(SwapSystem):
         """Seed the nonstatic oracle's coin flips."""
         self.rng_state = (int(seed) * 0x9E3779B97F4A7C15 + 1) & 0xFFFFFFFFFFFFFFFF or 1
 
-    def max_moves(self, int n):
-        """The most moves any run on n words makes (see the module doc)."""
+    cdef int move_limit(self, int n) noexcept nogil:
+        """See the module doc."""
         return n * n + 4 * n
 
     cdef int scratch_size(self, int n) noexcept nogil:
