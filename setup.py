@@ -21,6 +21,7 @@ MODULES = [
     "spacy_nonmono.systems.arc_standard",
     "spacy_nonmono.models.scoring",
     "spacy_nonmono.decoders.state_batch",
+    "spacy_nonmono.decoders.beam_search",
 ]
 COMPILE_ARGS = ["/O2"] if sys.platform == "win32" else ["-O3", "-std=c++11"]
 

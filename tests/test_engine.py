@@ -72,8 +72,9 @@ def test_component_passes_options_through():
     with pytest.raises(ValueError, match="takes no option 'shift_prob'"):
         spacy.blank("en").add_pipe("nonmono_parser",
                                    config={"system_options": {"shift_prob": 0.3}})
-    with pytest.raises(ValueError, match="Unknown decoder 'beam'. Known decoders: global, greedy"):
-        spacy.blank("en").add_pipe("nonmono_parser", config={"decoding": "beam"})
+    with pytest.raises(ValueError, match="Unknown decoder 'viterbi'. Known decoders: beam, "
+                                         "global, greedy"):
+        spacy.blank("en").add_pipe("nonmono_parser", config={"decoding": "viterbi"})
     assert get_decoder("greedy")().name == "greedy"
 
 

@@ -74,6 +74,10 @@ class Decoder:
     name = "base"
     model_kind = "transitions"
 
+    def configure(self, **settings) -> None:
+        """Take the component's decoder settings (beam_width, beam_density,
+        beam_update_prob); a decoder that has none ignores them."""
+
     def build_system(self, name: str, labels: Sequence[str], oracle: Optional[str],
                      options: dict):
         """The transition system `name` for these labels (a ValueError for an

@@ -17,6 +17,8 @@ from spacy.vocab import Vocab
 from thinc.api import Config, Model, set_dropout_rate
 
 from ..decoders.base import GoldTree
+from ..decoders.beam import (DEFAULT_DENSITY, DEFAULT_UPDATE_PROB, DEFAULT_WIDTH,
+                             check_beam_settings)
 from ..models.parser_model import DEFAULT_CONFIG, upgrade_model_bytes
 from ..registry import get_decoder
 from .sentences import (ROOT_LABEL, GoldProblems, doc_parses, gold_trees, labelled_gold,
@@ -33,6 +35,9 @@ from .sentences import (ROOT_LABEL, GoldProblems, doc_parses, gold_trees, labell
         "oracle": None,
         "system_options": {},
         "decoding": "greedy",
+        "beam_width": DEFAULT_WIDTH,
+        "beam_density": DEFAULT_DENSITY,
+        "beam_update_prob": DEFAULT_UPDATE_PROB,
         "projectivize": None,
         "follow_oracle_prob": None,
         "max_sentence_length": 256,
@@ -57,12 +62,15 @@ def make_nonmono_parser(
     oracle: Optional[str],
     system_options: Dict[str, object],
     decoding: str,
+    beam_width: int,
+    beam_density: float,
+    beam_update_prob: float,
     projectivize: Optional[str],
     follow_oracle_prob: Optional[float],
     max_sentence_length: int,
     scorer: Optional[Callable],
 ):
-    """A greedy transition-based dependency parser.
+    """A transition-based dependency parser (greedy, beam or global decoding).
 
     system: name of the transition system ("covington_nm", ...), looked up in
         the `spacy_nonmono.systems` registry.
@@ -73,7 +81,16 @@ def make_nonmono_parser(
         oracle's "loss" among them: covington_nm takes "lower", "pc_upper" or
         "upper"); an unknown one is a ValueError listing the system's options.
     decoding: the decoder, looked up in the `spacy_nonmono.decoders`
-        registry ("greedy").
+        registry: "greedy", "beam" (beam search over the system, trained
+        globally) or "global" (exact chart decoding: mh3, mh4, mst).
+    beam_width: decoding = "beam": the histories kept per sentence (1 parses
+        exactly as greedy decoding does).
+    beam_density: decoding = "beam": drop candidates whose probability under
+        a softmax over a step's candidates is below density times the best's
+        (spaCy's beam_density); 0 keeps all.
+    beam_update_prob: decoding = "beam": the probability that a training batch
+        makes a beam update (max-violation, beam-normalised loss) rather than
+        a greedy one, as spaCy's beam_parser.
     projectivize: how a projective system (the arc-eager family,
         arc_standard, mh3) learns from non-projective gold trees: "pseudo"
         (lift arcs with decorated labels, spaCy's pseudo-projective scheme,
@@ -98,6 +115,9 @@ def make_nonmono_parser(
         oracle=oracle,
         system_options=system_options,
         decoding=decoding,
+        beam_width=beam_width,
+        beam_density=beam_density,
+        beam_update_prob=beam_update_prob,
         projectivize=projectivize,
         follow_oracle_prob=follow_oracle_prob,
         max_sentence_length=max_sentence_length,
@@ -143,6 +163,9 @@ class NonMonoParser(TrainablePipe):
         oracle: Optional[str] = None,
         system_options: Optional[Dict[str, object]] = None,
         decoding: str = "greedy",
+        beam_width: int = DEFAULT_WIDTH,
+        beam_density: float = DEFAULT_DENSITY,
+        beam_update_prob: float = DEFAULT_UPDATE_PROB,
         projectivize: Optional[str] = None,
         follow_oracle_prob: Optional[float] = None,
         max_sentence_length: int = 256,
@@ -152,6 +175,7 @@ class NonMonoParser(TrainablePipe):
             raise ValueError(f"follow_oracle_prob must be in [0, 1], got {follow_oracle_prob}.")
         if max_sentence_length < 1:
             raise ValueError(f"max_sentence_length must be positive, got {max_sentence_length}.")
+        check_beam_settings(beam_width, beam_density, beam_update_prob)
         self.vocab = vocab
         self.model = model
         self.name = name
@@ -161,6 +185,9 @@ class NonMonoParser(TrainablePipe):
             "oracle": oracle,
             "system_options": dict(system_options or {}),
             "decoding": decoding,
+            "beam_width": beam_width,
+            "beam_density": beam_density,
+            "beam_update_prob": beam_update_prob,
             "projectivize": projectivize,
             "follow_oracle_prob": follow_oracle_prob,
             "max_sentence_length": max_sentence_length,
@@ -168,6 +195,8 @@ class NonMonoParser(TrainablePipe):
         }
         self.gold_problems = GoldProblems()
         self.decoder = get_decoder(decoding)()
+        self.decoder.configure(beam_width=beam_width, beam_density=beam_density,
+                               beam_update_prob=beam_update_prob)
         # Exploration (follow_oracle_prob); reseeded from numpy's global
         # generator in `initialize`, which `spacy train` seeds from [system] seed.
         self._rng = numpy.random.default_rng(0)

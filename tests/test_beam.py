@@ -1,0 +1,222 @@
+"""Beam search (decoders/beam_search.pyx, decoders/beam.py) against the
+greedy decoder and exhaustive search, for every system of the registry.
+
+- width 1 takes exactly the greedy decoder's moves (random models, ties
+  included, and a trained pipeline);
+- with a width at least the number of complete move sequences, nothing is
+  pruned: the beam returns the highest-scoring sequence, found by brute force
+  over every sequence of short sentences (sequence scores summed in Python);
+- outputs are single-rooted trees; the gold beam keeps exactly the zero-loss
+  moves; beam training learns and the component's settings behave as spaCy
+  users expect.
+"""
+import pickle
+import random
+
+import numpy
+import pytest
+import spacy
+from spacy.tokens import Doc
+from spacy.training import Example
+
+from conftest import make_nlp, random_heads, sample_docs, train, tree_ok
+from spacy_nonmono.decoders.beam_search import BeamBatch
+from spacy_nonmono.decoders.state_batch import StateBatch
+from spacy_nonmono.models.scoring import HostWeights, score_states
+from spacy_nonmono.registry import get_system
+
+SYSTEMS = ["covington", "covington_nm", "arc_eager", "arc_eager_nm2013", "arc_eager_tree",
+           "arc_eager_unshift", "arc_standard", "swap_lazy", "swap_stay_eager", "mh3", "mh4"]
+
+# Sentence lengths whose complete move sequences (one label) number at most
+# about 10,000, so brute force stays quick.
+EXACT_LENGTHS = {"covington": 4, "covington_nm": 3, "arc_eager": 5, "arc_eager_nm2013": 5,
+                 "arc_eager_tree": 5, "arc_eager_unshift": 4, "arc_standard": 5,
+                 "swap_lazy": 4, "swap_stay_eager": 3, "mh3": 5, "mh4": 5}
+
+NH, NP = 6, 2
+
+
+def random_model(system, n, rng, scale=1.0):
+    """A token table for one sentence of n words (rows 0..n-1 the words, row
+    n the root) and step weights, random normal times `scale` (0: every
+    score ties)."""
+    nF, nO = system.n_context, system.n_moves
+    table = (rng.standard_normal((n + 2, nF, NH, NP)) * scale).astype(numpy.float32)
+    weights = HostWeights(rng.standard_normal((NH, NP)) * scale,
+                          rng.standard_normal((nO, NH)) * scale,
+                          rng.standard_normal(nO) * scale, nF)
+    return table, weights
+
+
+def beam_parse(system, lengths, table, weights, width, density=0.0):
+    offsets = list(numpy.cumsum([0] + list(lengths[:-1])))
+    batch = BeamBatch(system, lengths, offsets, sum(lengths), width, density)
+    batch.parse(table, weights)
+    return batch.finish()
+
+
+def greedy_parse(system, lengths, table, weights):
+    offsets = list(numpy.cumsum([0] + list(lengths[:-1])))
+    batch = StateBatch(system, lengths, offsets, sum(lengths))
+    batch.parse(table, weights)
+    return batch.finish()
+
+
+@pytest.mark.parametrize("name", SYSTEMS)
+def test_width_one_is_greedy(name):
+    system = get_system(name)(labels=["a", "b", "c"])
+    rng = numpy.random.default_rng(7)
+    for scale in (1.0, 0.0, 0.01):
+        lengths = [int(k) for k in rng.integers(1, 14, size=6)]
+        table, weights = random_model(system, sum(lengths), rng, scale)
+        beam = beam_parse(system, lengths, table, weights, width=1)
+        greedy = greedy_parse(system, lengths, table, weights)
+        for part in (0, 1):
+            assert [a.tolist() for a in beam[part]] == [a.tolist() for a in greedy[part]]
+
+
+def best_sequences(system, n, table, weights):
+    """(best score, trees of the best-scoring complete sequences) by brute
+    force, a sequence's score the sum of its moves' scores."""
+    best = [-numpy.inf, set()]
+
+    def visit(state, score):
+        if state.is_final():
+            tree = tuple(map(tuple, state.finish()))
+            if score > best[0] + 1e-9:
+                best[0], best[1] = score, {tree}
+            elif score >= best[0] - 1e-9:
+                best[1].add(tree)
+            return
+        ids = numpy.asarray([state.context()], dtype=numpy.int32)
+        scores = score_states(weights, table, ids)[0][0]
+        for move in state.valid_moves():
+            child = state.copy()
+            child.apply(move, scores)
+            visit(child, score + float(scores[move]))
+
+    # A ParseState reads token row k for word k and row 0 for the root.
+    visit(system.new_state(n=n), 0.0)
+    return best
+
+
+def count_sequences(state):
+    if state.is_final():
+        return 1
+    total = 0
+    for move in state.valid_moves():
+        child = state.copy()
+        child.apply(move)
+        total += count_sequences(child)
+    return total
+
+
+@pytest.mark.parametrize("name", SYSTEMS)
+def test_wide_beam_finds_the_best_sequence(name):
+    system = get_system(name)(labels=["a"])
+    rng = numpy.random.default_rng(11)
+    for n in range(1, EXACT_LENGTHS[name] + 1):
+        width = count_sequences(system.new_state(n=n))
+        for _ in range(2):
+            table, weights = random_model(system, n, rng)
+            best_score, best_trees = best_sequences(system, n, table, weights)
+            batch = BeamBatch(system, [n], [1], 0, width)     # ParseState's rows
+            batch.parse(table, weights)
+            score = batch.entries(0)["score"][0]
+            heads, labels = batch.finish()
+            assert score == pytest.approx(best_score, abs=1e-6)
+            assert (tuple(heads[0].tolist()), tuple(labels[0].tolist())) in best_trees
+
+
+@pytest.mark.parametrize("name", SYSTEMS)
+def test_beam_outputs_are_single_rooted_trees(name):
+    system = get_system(name)(labels=["a", "b"])
+    rng = numpy.random.default_rng(3)
+    lengths = [int(k) for k in rng.integers(1, 20, size=8)]
+    table, weights = random_model(system, sum(lengths), rng)
+    for width, density in ((4, 0.0), (8, 0.001)):
+        heads, _ = beam_parse(system, lengths, table, weights, width, density)
+        for h in heads:
+            h = h.tolist()
+            assert h.count(0) == 1
+            for k in range(1, len(h) + 1):
+                seen, v = set(), k
+                while v != 0:
+                    assert v not in seen and 1 <= v <= len(h)
+                    seen.add(v)
+                    v = h[v - 1]
+
+
+@pytest.mark.parametrize("name", ["covington_nm", "arc_eager_unshift", "swap_lazy",
+                                  "arc_standard", "mh3"])
+def test_gold_beam_keeps_zero_loss_moves_and_builds_the_gold_tree(name):
+    """With an exact oracle (or a static one: its moves cost 0), the gold
+    beam's histories are made of zero-loss moves only (summed loss 0) and end
+    in the gold tree (tests/test_losses.py: any zero-loss history does)."""
+    system = get_system(name)(labels=["a", "b"])
+    rng = numpy.random.default_rng(5)
+    pyrng = random.Random(5)
+    for _ in range(10):
+        n = pyrng.randint(2, 9)
+        heads = random_heads(pyrng, n, projective=system.projective)
+        labels = [-1 if h == 0 else pyrng.randrange(2) for h in heads]
+        table, weights = random_model(system, n, rng)
+        batch = BeamBatch(system, [n], [0], n, 4, gold_heads=[heads], gold_labels=[labels],
+                          gold_only=True)
+        while not batch.is_done:
+            sentences, entries = batch.live()
+            scores = score_states(weights, table, batch.get_context(sentences, entries))[0]
+            batch.advance(sentences, entries, scores)
+            assert (batch.entries(0)["loss"] == 0).all()
+        out_heads, out_labels = batch.finish()
+        assert out_heads[0].tolist() == heads
+        assert [l for l, h in zip(out_labels[0].tolist(), heads) if h != 0] == \
+            [l for l, h in zip(labels, heads) if h != 0]
+
+
+def test_bad_beam_settings_are_clear_errors():
+    for settings, message in (({"beam_width": 0}, "beam_width"),
+                              ({"beam_width": 2.5}, "beam_width"),
+                              ({"beam_density": 1.0}, "beam_density"),
+                              ({"beam_update_prob": 1.5}, "beam_update_prob")):
+        with pytest.raises(ValueError, match=message):
+            make_nlp(decoding="beam", **settings)
+
+
+@pytest.fixture(scope="module")
+def train_examples():
+    docs = sample_docs("train", n_sents_per_doc=1, limit=40)
+    return [Example(Doc(d.vocab, words=[t.text for t in d]), d) for d in docs]
+
+
+def heads_of(docs):
+    return [[t.head.i for t in doc] for doc in docs]
+
+
+def test_beam_training_learns_round_trips_and_switches_decoders(train_examples, tmp_path):
+    spacy.util.fix_random_seed(0)
+    nlp = make_nlp(system="arc_eager_unshift", decoding="beam", beam_width=4,
+                   beam_update_prob=1.0)
+    history = train(nlp, train_examples, epochs=20)
+    assert sum(history[-4:]) < 0.8 * sum(history[:4]), history
+    words = [[t.text for t in eg.reference] for eg in train_examples]
+    parsed = list(nlp.pipe([Doc(nlp.vocab, words=w) for w in words]))
+    assert all(tree_ok(doc) for doc in parsed)
+    correct = sum(p.head.i == g.head.i for doc, eg in zip(parsed, train_examples)
+                  for p, g in zip(doc, eg.reference))
+    assert correct / sum(len(doc) for doc in parsed) > 0.4
+    nlp.to_disk(tmp_path / "beam")
+    loaded = spacy.load(tmp_path / "beam")
+    assert loaded.get_pipe("nonmono_parser").cfg["beam_width"] == 4
+    docs = lambda model: [Doc(model.vocab, words=w) for w in words]  # noqa: E731
+    assert heads_of(loaded.pipe(docs(loaded))) == heads_of(parsed)
+    unpickled = pickle.loads(pickle.dumps(loaded))
+    assert heads_of(unpickled.pipe(docs(unpickled))) == heads_of(parsed)
+    # The model is the greedy decoder's: load it greedily, or with width 1,
+    # and the parses are the same.
+    greedy = spacy.load(tmp_path / "beam",
+                        config={"components": {"nonmono_parser": {"decoding": "greedy"}}})
+    width_one = spacy.load(tmp_path / "beam",
+                           config={"components": {"nonmono_parser": {"beam_width": 1}}})
+    assert heads_of(width_one.pipe(docs(width_one))) == heads_of(greedy.pipe(docs(greedy)))
