@@ -411,6 +411,11 @@ def test_workflow_system_names():
     assert training_config("arc_eager_unshift+proj_optimal")[1] == {
         key + "system": "arc_eager_unshift", key + "projectivize": '"optimal"'}
     assert parse_system("arc_standard-static").oracle == "static"
+    # Beam search: ours on any system, spaCy's beam_parser for spacy_parser.
+    assert training_config("swap_stay_eager+beam")[1] == {
+        key + "system": "swap_stay_eager", key + "decoding": '"beam"'}
+    assert training_config("spacy_parser+beam") == ("spacy_parser.cfg",
+                                                    {"components.parser.factory": "beam_parser"})
     # A variant that repeats a default trains the default: "covington+scan75"
     # is "covington", "covington_nm+replace75" is "covington_nm".
     for name, system in (("covington+scan75", "covington"),
@@ -453,6 +458,9 @@ def _parses(name):
     ("mh4+two", "+two is a feature set of the global model: add +global first"),
     ("mh4+global+bilstm", "+global's model has its BiLSTM already"),
     ("udpipe+bilstm", "udpipe takes no variant but spacy_parser+bilstm"),
+    ("spacy_parser+bilstm+beam", "spacy_parser takes no variant but spacy_parser+bilstm and "
+                                 "spacy_parser+beam"),
+    ("mst+beam", "'mst' is decoded globally only"),
     ("arc_eager+scan0", "System 'arc_eager' takes no option 'scan_explore_prob'"),
     ("covington+proj_optimal", "builds non-projective trees: projectivize must be 'none'"),
     ("arc_standard-optimal_step", "'optimal_step' is arc_standard's default oracle"),
@@ -536,3 +544,18 @@ def test_train_speed_command(tmp_path):
     bad = cli("train-speed", corpus, "--systems", "covington+proj_optimal", cwd=tmp_path,
               check=False)
     assert bad.returncode == 2 and "projectivize must be 'none'" in bad.stderr
+
+
+def test_beam_systems_train(tmp_path):
+    """The beam names build pipelines that train: spaCy's beam_parser from
+    spacy_parser.cfg, ours with decoding = "beam" (a few steps each)."""
+    from spacy.tokens import DocBin
+
+    from conftest import sample_docs
+
+    corpus = tmp_path / "train.spacy"
+    DocBin(docs=sample_docs("train", limit=40)).to_disk(corpus)
+    out = cli("train-speed", corpus, "--lang", "en", "--systems",
+              "spacy_parser+beam,covington_nm+beam", "--steps", "2", "--batch-size", "4",
+              cwd=tmp_path)
+    assert "| spacy_parser+beam |" in out and "| covington_nm+beam |" in out

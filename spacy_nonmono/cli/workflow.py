@@ -79,6 +79,11 @@ VARIANTS: Dict[str, Dict[str, object]] = {
     # Exact decoding (mh3, mh4 charts; mst) with the global model, whose
     # encoder is a BiLSTM on the CNN tok2vec (models/global_model.py).
     "global": {"decoding": "global"},
+    # Beam search over the transition system, trained globally, with the
+    # component's beam settings (spaCy's beam_parser's: width 8, density
+    # 0.0001, half the updates beam updates). spacy_parser+beam is spaCy's
+    # beam_parser with the same settings.
+    "beam": {"decoding": "beam"},
 }
 # Settings of the component (not system options) that variants may set.
 COMPONENT_SETTINGS = ("follow_oracle_prob", "decoding", "projectivize")
@@ -457,9 +462,12 @@ def parse_system(name: str) -> SystemSpec:
     if head in (SPACY_PARSER, UDPIPE):
         if head == SPACY_PARSER and variants in ([], ["bilstm"]):
             return SystemSpec(None, model=tuple(variants))
+        if head == SPACY_PARSER and variants == ["beam"]:
+            return SystemSpec(None, settings=VARIANTS["beam"])
         if not variants:
             return SystemSpec(None)
-        raise wrong(f"{head} takes no variant but {SPACY_PARSER}+bilstm")
+        raise wrong(f"{head} takes no variant but {SPACY_PARSER}+bilstm and "
+                    f"{SPACY_PARSER}+beam")
     system, dash, oracle = head.partition("-")
     settings: Dict[str, object] = {}
     model = []
@@ -507,6 +515,8 @@ def training_config(name: str) -> Tuple[str, Dict[str, str]]:
     spec = parse_system(name)
     bilstm = Config().from_str(BILSTM_CONFIG)["tok2vec"]
     if spec.system is None:
+        if spec.settings.get("decoding") == "beam":
+            return "spacy_parser.cfg", {"components.parser.factory": "beam_parser"}
         return "spacy_parser.cfg", ({"components.parser.model.tok2vec": json.dumps(bilstm)}
                                     if "bilstm" in spec.model else {})
     key = "components.nonmono_parser."
