@@ -220,3 +220,12 @@ def test_beam_training_learns_round_trips_and_switches_decoders(train_examples, 
     width_one = spacy.load(tmp_path / "beam",
                            config={"components": {"nonmono_parser": {"beam_width": 1}}})
     assert heads_of(width_one.pipe(docs(width_one))) == heads_of(greedy.pipe(docs(greedy)))
+    # Preset sentences, awkward and over-long docs (windows), as greedy.
+    words = "The dog barked . A cat slept . Birds sing".split()
+    starts = [True, False, False, False, True, False, False, False, True, False]
+    doc = loaded(Doc(loaded.vocab, words=words, sent_starts=starts))
+    assert [s.start for s in doc.sents] == [0, 4, 8] and tree_ok(doc)
+    limit = loaded.get_pipe("nonmono_parser").cfg["max_sentence_length"]
+    for words in ([], ["Hello"], ["a", " ", "b", "\n"], ["word"] * (limit + 7)):
+        doc = loaded(Doc(loaded.vocab, words=words))
+        assert len(doc) == len(words) and (not words or tree_ok(doc))
