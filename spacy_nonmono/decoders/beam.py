@@ -20,10 +20,10 @@ from typing import Callable, Optional
 
 import numpy
 
-from ..models.step_model import StepUpdate, host_weights
-from .base import Parses, chunks, token_layout
+from ..models.step_model import StepUpdate
+from .base import token_layout
 from .beam_search import BeamBatch
-from .greedy import CHUNK_TOKENS, GreedyDecoder
+from .greedy import GreedyDecoder
 
 DEFAULT_WIDTH = 8
 DEFAULT_DENSITY = 0.0001
@@ -58,17 +58,8 @@ class BeamDecoder(GreedyDecoder):
         self.density = float(beam_density)
         self.update_prob = float(beam_update_prob)
 
-    def predict(self, model, system, docs, spans) -> Parses:
-        heads, labels, transitions = [], [], 0
-        for chunk_docs, chunk_spans, _ in chunks(docs, spans, CHUNK_TOKENS):
-            lengths, offsets, root_row = token_layout(chunk_docs, chunk_spans)
-            table = model.predict(chunk_docs)
-            batch = BeamBatch(system, lengths, offsets, root_row, self.width, self.density)
-            transitions += batch.parse(table, host_weights(model.get_ref("step"), table.shape[1]))
-            chunk_heads, chunk_labels = batch.finish()
-            heads.extend(chunk_heads)
-            labels.extend(chunk_labels)
-        return Parses(heads, labels, transitions)
+    def parse_batch(self, system, lengths, offsets, root_row):
+        return BeamBatch(system, lengths, offsets, root_row, self.width, self.density)
 
     def update(self, model, system, docs, spans, golds, *, follow_oracle_prob, rng,
                step_observer: Optional[Callable] = None) -> float:

@@ -25,12 +25,16 @@ CHUNK_TOKENS = 2000
 class GreedyDecoder(Decoder):
     name = "greedy"
 
+    def parse_batch(self, system, lengths, offsets, root_row):
+        """What parses a chunk: its `parse(table, weights)` and `finish()`."""
+        return StateBatch(system, lengths, offsets, root_row)
+
     def predict(self, model, system, docs, spans) -> Parses:
         heads, labels, transitions = [], [], 0
         for chunk_docs, chunk_spans, _ in chunks(docs, spans, CHUNK_TOKENS):
             lengths, offsets, root_row = token_layout(chunk_docs, chunk_spans)
             table = model.predict(chunk_docs)
-            batch = StateBatch(system, lengths, offsets, root_row)
+            batch = self.parse_batch(system, lengths, offsets, root_row)
             transitions += batch.parse(table, host_weights(model.get_ref("step"), table.shape[1]))
             chunk_heads, chunk_labels = batch.finish()
             heads.extend(chunk_heads)

@@ -123,13 +123,8 @@ cdef class StateBatch:
         Returns the number of transitions applied.
         """
         cdef const StepWeights* w = &weights.c
-        if (w.nF, w.nO) != (self.system.n_context, self.system.n_moves) \
-                or (table.shape[1], table.shape[2], table.shape[3]) != (w.nF, w.nH, w.nP):
-            raise ValueError(
-                f"Model shape (context {w.nF}, moves {w.nO}) does not match the "
-                f"transition system (context {self.system.n_context}, moves "
-                f"{self.system.n_moves}) or the token table {tuple(table.shape)}."
-            )
+        weights.check(self.system.n_context, self.system.n_moves,
+                      (table.shape[0], table.shape[1], table.shape[2], table.shape[3]))
         cdef Pool mem = Pool()
         cdef int* ids = <int*>mem.alloc(max(1, w.nF), sizeof(int))
         cdef float* unmaxed = <float*>mem.alloc(w.nH * w.nP, sizeof(float))

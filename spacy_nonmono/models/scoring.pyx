@@ -35,6 +35,16 @@ cdef class HostWeights:
         self.c.nP = nP
         self.c.nO = nO
 
+    def check(self, int n_context, int n_moves, table_shape):
+        """ValueError unless these weights score n_moves moves from
+        n_context slots of a token table of this shape."""
+        cdef StepWeights w = self.c
+        if (w.nF, w.nO) != (n_context, n_moves) or tuple(table_shape[1:]) != (w.nF, w.nH, w.nP):
+            raise ValueError(
+                f"Model shape (context {w.nF}, moves {w.nO}) does not match the "
+                f"transition system (context {n_context}, moves {n_moves}) or the token "
+                f"table {tuple(table_shape)}.")
+
     @property
     def shape(self):
         """(nF, nH, nP, nO)."""

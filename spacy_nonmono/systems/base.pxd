@@ -93,6 +93,8 @@ cdef class TransitionSystem:
                                int* is_valid, float* costs, int* scratch) noexcept nogil
     cdef void set_oracle_losses(self, const StateC* s, const GoldC* gold,
                                 int* is_valid, float* losses, int* scratch) noexcept nogil
+    cdef void set_static_costs(self, const StateC* s, const GoldC* gold,
+                               int* is_valid, float* costs) noexcept nogil
     cdef void loss_deltas(self, const StateC* s, const GoldC* gold, const int* is_valid,
                           int variant, int* delta, int* loss_scratch, int* state_scratch,
                           int left_arc, int right_arc, int a, int b) noexcept nogil

@@ -410,31 +410,31 @@ cdef class TransitionSystem:
 
     cdef void set_oracle_costs(self, const StateC* s, const GoldC* gold,
                                int* is_valid, float* costs, int* scratch) noexcept nogil:
-        """Costs used for training, following the configured oracle: the
-        one place the oracle choice is read."""
-        cdef int m, best
+        """Training targets (as costs) of the configured oracle, for the
+        greedy decoder's update."""
         if self.static_oracle:
-            self.set_valid(s, is_valid)
-            best = self.static_move(s, gold)
-            for m in range(self.n_moves):
-                costs[m] = 0.0 if m == best else (1.0 if is_valid[m] else INVALID_COST)
+            self.set_static_costs(s, gold, is_valid, costs)
         else:
             self.set_costs(s, gold, is_valid, costs, scratch)
 
     cdef void set_oracle_losses(self, const StateC* s, const GoldC* gold,
                                 int* is_valid, float* losses, int* scratch) noexcept nogil:
-        """The losses of the configured oracle, for decoders that keep gold
-        histories (the beam): a static oracle's one move costs 0 and every
-        other valid move 1; a dynamic oracle's moves cost their loss."""
-        cdef int m, best
+        """Losses of the configured oracle, for decoders that keep gold
+        histories (the beam)."""
         if self.static_oracle:
-            self.set_valid(s, is_valid)
-            best = self.static_move(s, gold)
-            for m in range(self.n_moves):
-                losses[m] = 0.0 if m == best else (1.0 if is_valid[m] else INVALID_COST)
+            self.set_static_costs(s, gold, is_valid, losses)
         else:
             self.set_losses(s, gold, is_valid, losses, scratch)
 
+    cdef void set_static_costs(self, const StateC* s, const GoldC* gold,
+                               int* is_valid, float* costs) noexcept nogil:
+        """A static oracle's costs, target and loss alike: its one move 0,
+        every other valid move 1."""
+        cdef int m, best
+        self.set_valid(s, is_valid)
+        best = self.static_move(s, gold)
+        for m in range(self.n_moves):
+            costs[m] = 0.0 if m == best else (1.0 if is_valid[m] else INVALID_COST)
 
     cdef void loss_deltas(self, const StateC* s, const GoldC* gold, const int* is_valid,
                           int variant, int* delta, int* loss_scratch, int* state_scratch,
