@@ -195,17 +195,20 @@ def heads_of(docs):
 
 
 def test_beam_training_learns_round_trips_and_switches_decoders(train_examples, tmp_path):
+    """Beam updates alone fit a small training set (greedy updates are off),
+    and the pipeline behaves as a greedy one does."""
     spacy.util.fix_random_seed(0)
+    examples = train_examples[:15]
     nlp = make_nlp(system="arc_eager_unshift", decoding="beam", beam_width=4,
                    beam_update_prob=1.0)
-    history = train(nlp, train_examples, epochs=20)
+    history = train(nlp, examples, epochs=30)
     assert sum(history[-4:]) < 0.8 * sum(history[:4]), history
-    words = [[t.text for t in eg.reference] for eg in train_examples]
+    words = [[t.text for t in eg.reference] for eg in examples]
     parsed = list(nlp.pipe([Doc(nlp.vocab, words=w) for w in words]))
     assert all(tree_ok(doc) for doc in parsed)
-    correct = sum(p.head.i == g.head.i for doc, eg in zip(parsed, train_examples)
+    correct = sum(p.head.i == g.head.i for doc, eg in zip(parsed, examples)
                   for p, g in zip(doc, eg.reference))
-    assert correct / sum(len(doc) for doc in parsed) > 0.4
+    assert correct / sum(len(doc) for doc in parsed) > 0.8
     nlp.to_disk(tmp_path / "beam")
     loaded = spacy.load(tmp_path / "beam")
     assert loaded.get_pipe("nonmono_parser").cfg["beam_width"] == 4

@@ -3,18 +3,20 @@ C: decoders/beam_search.pyx), trained globally.
 
 Training (`update`), with probability `beam_update_prob` per batch (spaCy's
 beam_parser mixes greedy and beam updates the same way; otherwise the greedy
-decoder's update): a predicted beam (width, density) and a gold beam (width,
-zero-loss moves only) advance side by side, their entries scored by the same
-step model in one call per step. The update is made at the step of maximum
-violation (Huang et al. 2012), where the best predicted history's score most
-exceeds the best gold history's, among steps where the best predicted history
-has lost something. Its loss is the beam-normalised log-loss there (as spaCy's
-beam parser, Zhou et al. 2015): -log of the probability mass of the gold
-histories under a softmax over the gold beam and the predicted beam's
-histories (a zero-loss predicted history counts as gold). A history's score
+decoder's update): a predicted beam (width, density) and a gold beam (width;
+each entry keeps its training targets of least cost, zero-loss moves the
+system's policy prefers) advance side by side, their entries scored by the
+same step model in one call per step. The update is made at the step of
+maximum violation (Huang et al. 2012), where the best predicted history's
+score most exceeds the best gold history's, among steps where the best
+predicted history has lost more (summed true losses) than the best gold one.
+Its loss is the beam-normalised log-loss there (as spaCy's beam parser, Zhou
+et al. 2015): -log of the probability mass of the gold histories under a
+softmax over the gold beam and the predicted beam's histories (a predicted
+history no lossier than the best gold one counts as gold). A history's score
 is the sum of its moves' scores, so each history's gradient, p(h) less its
 share of the gold mass, goes to every move it made. A sentence whose best
-predicted history never loses anything gives no gradient.
+predicted history never loses more than the gold one gives no gradient.
 """
 from typing import Callable, Optional
 
@@ -76,82 +78,100 @@ class BeamDecoder(GreedyDecoder):
                           **gold)
         table, backprop_table = model.begin_update(docs)
         step = StepUpdate(model.get_ref("step"), table)
-        history = BeamHistories(len(spans))
+        history = BeamHistories(len(spans), self.width, system.n_moves)
+        beams = (pred, gbeam)
         while not (pred.is_done and gbeam.is_done):
-            live = [beam.live() for beam in (pred, gbeam)]
-            ids = numpy.concatenate([beam.get_context(*rows) for beam, rows in zip((pred, gbeam), live)])
-            scores = step(ids)
+            live = [beam.live() for beam in beams]
+            scores = step(numpy.concatenate([beam.get_context(*rows)
+                                             for beam, rows in zip(beams, live)]))
             n_pred = len(live[0][0])
             pred.advance(*live[0], numpy.ascontiguousarray(scores[:n_pred]))
             gbeam.advance(*live[1], numpy.ascontiguousarray(scores[n_pred:]))
-            history.record(pred, gbeam, live, n_pred, scores.shape)
+            history.record(beams, live, (0, n_pred), len(scores))
         d_scores, loss = history.gradient()
         if any(d.any() for d in d_scores):
             backprop_table(step.backprop(d_scores))
         return loss
 
 
+def log_sum_exp(x):
+    top = x.max()
+    return top + numpy.log(numpy.exp(x - top).sum())
+
+
 class BeamHistories:
-    """What the max-violation update needs of the two beams' steps: per step
-    and beam, each entry's parent, move and the score row its parent was
-    scored in; per sentence, the step of maximum violation so far."""
+    """What the max-violation update needs of the two beams' steps (the
+    predicted beam is beam 0, the gold beam beam 1): per step, each beam's
+    snapshot (BeamBatch.snapshot: every entry's parent and move) and the row
+    of the step's scores each scored entry had; per sentence, the step of
+    maximum violation so far."""
 
-    def __init__(self, n_sentences: int):
-        self.steps = []          # per step: (shape of its scores, {beam: per-sentence entries})
-        self.violation = [None] * n_sentences   # (delta, step) of each sentence
+    def __init__(self, n_sentences: int, width: int, n_moves: int):
+        self.n_sentences = n_sentences
+        self.width = width
+        self.n_moves = n_moves
+        self.steps = []          # per step: (rows scored, [(snapshot, rowmap) per beam])
+        self.best_delta = numpy.full(n_sentences, -numpy.inf)
+        self.violation_step = numpy.full(n_sentences, -1)
 
-    def record(self, pred, gbeam, live, n_pred, shape):
+    def record(self, beams, live, first_rows, n_rows: int) -> None:
+        snapshots = []
+        for beam, (sentences, entries), first in zip(beams, live, first_rows):
+            rowmap = numpy.full((self.n_sentences, self.width), -1, dtype=numpy.int64)
+            rowmap[sentences, entries] = first + numpy.arange(len(sentences))
+            snapshots.append((beam.snapshot(), rowmap))
         step = len(self.steps)
-        rows = {}
-        for beam_id, (beam, (sentences, entries)) in enumerate(zip((pred, gbeam), live)):
-            first = 0 if beam_id == 0 else n_pred
-            row_of = {(int(b), int(i)): first + r for r, (b, i) in enumerate(zip(sentences, entries))}
-            rows[beam_id] = {b: (beam.entries(b), row_of) for b in set(sentences.tolist())}
-        self.steps.append((shape, rows))
-        for b in rows[0].keys() | rows[1].keys():
-            p = pred.entries(b)
-            g = gbeam.entries(b)
-            if p["loss"][0] > g["loss"][0]:
-                delta = p["score"][0] - g["score"][0]
-                if self.violation[b] is None or delta > self.violation[b][0]:
-                    self.violation[b] = (delta, step, p, g)
+        self.steps.append((n_rows, snapshots))
+        pred, gold = snapshots[0][0], snapshots[1][0]
+        p_best, g_best = pred["first"][:-1], gold["first"][:-1]
+        delta = pred["score"][p_best] - gold["score"][g_best]
+        violated = (pred["loss"][p_best] > gold["loss"][g_best]) & (delta > self.best_delta)
+        self.best_delta[violated] = delta[violated]
+        self.violation_step[violated] = step
 
     def gradient(self):
         """d_scores per step, and the summed loss."""
-        d_scores = [numpy.zeros(shape, dtype=numpy.float32) for shape, _ in self.steps]
+        d_scores = [numpy.zeros((n_rows, self.n_moves), dtype=numpy.float32)
+                    for n_rows, _ in self.steps]
         total = 0.0
-        for b, found in enumerate(self.violation):
-            if found is None:
-                continue
-            _, step, p, g = found
-            gold_keys = set(g["key"])
-            # The histories: every gold-beam entry, and the predicted beam's
-            # entries but those the gold beam also holds.
-            hists = [(1, i, True) for i in range(len(g["score"]))]
-            hists += [(0, i, p["loss"][i] == 0) for i in range(len(p["score"]))
-                      if p["key"][i] not in gold_keys]
-            scores = numpy.asarray([(g if beam else p)["score"][i] for beam, i, _ in hists])
-            is_gold = numpy.asarray([gold for _, _, gold in hists])
-            probs = numpy.exp(scores - scores.max())
-            gold_probs = probs * is_gold
-            total += float(numpy.log(probs.sum()) - numpy.log(gold_probs.sum()))
-            probs /= probs.sum()
-            gold_probs /= gold_probs.sum()
-            for (beam, entry, _), d in zip(hists, probs - gold_probs):
-                if d != 0.0:
-                    self.backtrack(d_scores, b, beam, step, entry, float(d))
+        parts = []      # (sentence, beam, entry, step, d) of every history with a gradient
+        for b in numpy.flatnonzero(self.violation_step >= 0):
+            step = int(self.violation_step[b])
+            pred, gold = (snapshot for snapshot, _ in self.steps[step][1])
+            p_entries = numpy.arange(pred["first"][b], pred["first"][b + 1])
+            g_entries = numpy.arange(gold["first"][b], gold["first"][b + 1])
+            # The gold beam's histories, and the predicted beam's but those
+            # the gold beam also holds; a predicted history no lossier than
+            # the best gold one counts as gold.
+            p_entries = p_entries[~numpy.isin(pred["key"][p_entries], gold["key"][g_entries])]
+            scores = numpy.concatenate([gold["score"][g_entries], pred["score"][p_entries]])
+            is_gold = numpy.concatenate([
+                numpy.ones(len(g_entries), dtype=bool),
+                pred["loss"][p_entries] <= gold["loss"][g_entries].min()])
+            log_z, log_gold_z = log_sum_exp(scores), log_sum_exp(scores[is_gold])
+            total += float(log_z - log_gold_z)
+            d = numpy.exp(scores - log_z) - numpy.where(is_gold, numpy.exp(scores - log_gold_z), 0.0)
+            local = numpy.concatenate([g_entries - gold["first"][b], p_entries - pred["first"][b]])
+            beam = numpy.concatenate([numpy.ones(len(g_entries), dtype=int),
+                                      numpy.zeros(len(p_entries), dtype=int)])
+            parts.append((numpy.full(len(d), b), beam, local, numpy.full(len(d), step), d))
+        if parts:
+            self.backtrack(d_scores, *(numpy.concatenate(column) for column in zip(*parts)))
         return d_scores, total
 
-    def backtrack(self, d_scores, b, beam, step, entry, d):
-        """Add d to the score of every move of the history ending at `entry`
-        of sentence b's beam after `step`."""
-        while step >= 0:
-            if b not in self.steps[step][1][beam]:
-                step -= 1       # that beam was done: its entries stayed as they were
-                continue
-            entries, row_of = self.steps[step][1][beam][b]
-            parent, move = int(entries["parent"][entry]), int(entries["move"][entry])
-            if move >= 0:
-                d_scores[step][row_of[(b, parent)], move] += d
-            entry = parent
-            step -= 1
+    def backtrack(self, d_scores, sentence, beam, entry, last_step, d) -> None:
+        """Add each history's d to the score of every move it made: walk all
+        histories back one step at a time, from their own last step."""
+        entry = entry.copy()
+        for step in range(int(last_step.max()), -1, -1):
+            for beam_id in (0, 1):
+                sel = numpy.flatnonzero((last_step >= step) & (beam == beam_id))
+                if not len(sel):
+                    continue
+                snapshot, rowmap = self.steps[step][1][beam_id]
+                index = snapshot["first"][sentence[sel]] + entry[sel]
+                parent, move = snapshot["parent"][index], snapshot["move"][index]
+                moved = move >= 0
+                rows = rowmap[sentence[sel][moved], parent[moved]]
+                numpy.add.at(d_scores[step], (rows, move[moved]), d[sel][moved])
+                entry[sel] = parent

@@ -15,11 +15,12 @@ a density above 0, candidates scoring below best + log(density) are dropped
 density times the best's). A sentence is done when every entry is final; a
 system's move limit bounds the steps (`TransitionSystem.max_moves`).
 
-A gold beam (`gold_only`) keeps only each entry's moves of least loss under
-the oracle's losses (`set_oracle_losses`): zero for an exact oracle, so its
-histories are the gold analyses the training objective rewards (for an
-oracle whose loss is a lower bound, where no move may be free, the least
-lossy ones).
+With gold trees every entry's history loss is summed from the oracle's
+losses (`set_oracle_losses`). A gold beam (`gold_only`) keeps only each
+entry's training targets of least cost (`set_oracle_costs`, as the greedy
+decoder's update): moves of zero loss (tests/test_losses.py) that the system's
+training policy prefers (e.g. no wrong-for-wrong repair where a plain move is
+as good), so its histories are the gold analyses the objective rewards.
 """
 import numpy
 from libc.math cimport log
@@ -47,10 +48,12 @@ cdef struct Beam:
     float* rows         # width * nO: the move scores of each entry this step
     int* valid          # width * nO
     float* move_losses  # width * nO: the oracle's losses (with gold)
+    float* targets      # width * nO: the oracle's training targets (gold beam)
     int size
     int steps
     int limit           # the system's move limit for this sentence
     bint done
+    bint advanced       # whether the last `advance` call moved this beam
 
 
 cdef class BeamBatch:
@@ -120,6 +123,7 @@ cdef class BeamBatch:
             beam.rows = <float*>self.mem.alloc(width * nO, sizeof(float))
             beam.valid = <int*>self.mem.alloc(width * nO, sizeof(int))
             beam.move_losses = <float*>self.mem.alloc(width * nO, sizeof(float))
+            beam.targets = <float*>self.mem.alloc(width * nO, sizeof(float))
             beam.size = 1
             beam.parents[0] = 0
             beam.moves[0] = -1
@@ -187,6 +191,9 @@ cdef class BeamBatch:
                 self.candidates[n_cand] = c
                 n_cand += 1
                 continue
+            if self.gold_only:
+                self.system.set_oracle_costs(beam.entries[i], gold, &beam.valid[i * nO],
+                                             &beam.targets[i * nO], self.scratch)
             if gold != NULL:
                 self.system.set_oracle_losses(beam.entries[i], gold, &beam.valid[i * nO],
                                               &beam.move_losses[i * nO], self.scratch)
@@ -197,12 +204,12 @@ cdef class BeamBatch:
             for m in range(nO):
                 if beam.valid[i * nO + m]:
                     any_valid = True
-                    if gold != NULL and beam.move_losses[i * nO + m] < least:
-                        least = beam.move_losses[i * nO + m]
+                    if self.gold_only and beam.targets[i * nO + m] < least:
+                        least = beam.targets[i * nO + m]
             for m in range(nO):
                 if not beam.valid[i * nO + m]:
                     continue
-                if self.gold_only and beam.move_losses[i * nO + m] > least:
+                if self.gold_only and beam.targets[i * nO + m] > least:
                     continue
                 c.score = beam.scores[i] + beam.rows[i * nO + m]
                 c.parent = i
@@ -311,10 +318,47 @@ cdef class BeamBatch:
             memcpy(&self.beams[sentences[r]].rows[entries[r] * nO], &scores[r, 0],
                    nO * sizeof(float))
         for b in range(self.size):
-            if not self.beams[b].done:
+            self.beams[b].advanced = not self.beams[b].done
+            if self.beams[b].advanced:
                 status = self.advance_beam(&self.beams[b], self.golds[b] if self.has_gold else NULL)
                 if status < 0:
                     self.check(status)
+
+    def snapshot(self):
+        """Every beam after the last `advance`, as flat arrays over all
+        entries, each sentence's best first: sentence, score, loss (summed
+        oracle losses), key (a uint64 hash of the history), parent (its
+        entry in the previous beam) and move (-1: carried over); a beam that
+        did not move (done before) has each entry its own parent. Plus
+        `first`, the offset of each sentence's entries (size + 1 values)."""
+        cdef int b, i, k = 0, total = 0
+        cdef Beam* beam
+        for b in range(self.size):
+            total += self.beams[b].size
+        first = numpy.empty(self.size + 1, dtype=numpy.int32)
+        sentence = numpy.empty(total, dtype=numpy.int32)
+        score = numpy.empty(total, dtype=numpy.float64)
+        loss = numpy.empty(total, dtype=numpy.float64)
+        key = numpy.empty(total, dtype=numpy.uint64)
+        parent = numpy.empty(total, dtype=numpy.int32)
+        move = numpy.empty(total, dtype=numpy.int32)
+        cdef int[::1] f = first, s = sentence, p = parent, m = move
+        cdef double[::1] sc = score, lo = loss
+        cdef unsigned long long[::1] ke = key
+        for b in range(self.size):
+            beam = &self.beams[b]
+            f[b] = k
+            for i in range(beam.size):
+                s[k] = b
+                sc[k] = beam.scores[i]
+                lo[k] = beam.losses[i]
+                ke[k] = beam.keys[i]
+                p[k] = beam.parents[i] if beam.advanced else i
+                m[k] = beam.moves[i] if beam.advanced else -1
+                k += 1
+        f[self.size] = k
+        return {"first": first, "sentence": sentence, "score": score, "loss": loss,
+                "key": key, "parent": parent, "move": move}
 
     def entries(self, int b):
         """Sentence b's beam after the last step, best first, as a dict of
