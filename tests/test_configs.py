@@ -145,3 +145,16 @@ def test_init_config_global_decoding(corpora, tmp_path):
     out = nonmono_cli("init-config", "x.cfg", "--decoding", "global", "--system", "covington",
                       cwd=tmp_path)
     assert out.returncode == 2 and "decodes the systems 'mh3', 'mh4', 'mst'" in out.stderr
+
+
+def test_init_config_beam_decoding(corpora, tmp_path):
+    out = nonmono_cli("init-config", "beam.cfg", "--system", "arc_eager_unshift", "--decoding",
+                      "beam", "--beam-width", "4", cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    component = load_config(tmp_path / "beam.cfg", interpolate=False)["components"]["nonmono_parser"]
+    assert (component["decoding"], component["beam_width"]) == ("beam", 4)
+    result = spacy_cli("debug", "config", tmp_path / "beam.cfg", *corpora, cwd=tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
+    out = nonmono_cli("init-config", "x.cfg", "--decoding", "beam", "--beam-width", "0",
+                      cwd=tmp_path)
+    assert out.returncode == 2 and "beam_width must be an integer of at least 1" in out.stderr

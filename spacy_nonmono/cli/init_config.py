@@ -9,6 +9,7 @@ Example:
   spacy-nonmono init-config la.cfg --lang la --system arc_eager_unshift
   spacy-nonmono init-config nm.cfg --system covington_nm --option loss=pc_upper
   spacy-nonmono init-config mh4.cfg --decoding global --lang got
+  spacy-nonmono init-config beam.cfg --system arc_eager_unshift --decoding beam
 """
 import json
 import sys
@@ -34,9 +35,12 @@ def add_parser(commands) -> None:
     p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
                    help="A system option (repeatable), e.g. loss=pc_upper or "
                    "no_arc_weight=0.9; VALUE is read as JSON, else as a string")
-    p.add_argument("--decoding", default=None, choices=("greedy", "global"),
-                   help="greedy (default) or global: exact decoding of mh3, mh4 or mst, with "
+    p.add_argument("--decoding", default=None, choices=("greedy", "beam", "global"),
+                   help="greedy (default), beam (beam search over the system, trained "
+                   "globally; --beam-width) or global: exact decoding of mh3, mh4 or mst, with "
                    "the global model (a BiLSTM encoder; system mh4 unless --system says)")
+    p.add_argument("--beam-width", type=int, default=None,
+                   help="decoding beam: histories kept per sentence (default 8)")
     p.add_argument("--projectivize", default=None, choices=("pseudo", "optimal", "none"),
                    help="Projective systems: how they learn from non-projective trees "
                    "(default: pseudo)")
@@ -63,7 +67,7 @@ def run(args) -> int:
     try:
         config = filled_config(system=args.system, oracle=args.oracle, lang=args.lang,
                                system_options=options or None, projectivize=args.projectivize,
-                               decoding=args.decoding)
+                               decoding=args.decoding, beam_width=args.beam_width)
     except Exception as e:   # the component's ValueErrors, spaCy's config and language errors
         message = " ".join(str(e).split())
         raise InputError(f"cannot make this config: {message}") from None

@@ -50,6 +50,7 @@ def filled_config(
     system_options: Optional[Dict[str, object]] = None,
     projectivize: Optional[str] = None,
     decoding: Optional[str] = None,
+    beam_width: Optional[int] = None,
     base: Path = config_path("nonmono_parser.cfg"),
 ) -> Config:
     """`base` (the packaged component config) with these settings of the
@@ -60,7 +61,8 @@ def filled_config(
 
     config = util.load_config(base, interpolate=False)
     settings = {"system": system, "oracle": oracle, "projectivize": projectivize,
-                "system_options": system_options, "decoding": decoding}
+                "system_options": system_options, "decoding": decoding,
+                "beam_width": beam_width}
     component = config["components"][COMPONENT]
     if decoding == "global":
         from ..models.global_model import DEFAULT_CONFIG
