@@ -232,3 +232,66 @@ def test_beam_training_learns_round_trips_and_switches_decoders(train_examples, 
     for words in ([], ["Hello"], ["a", " ", "b", "\n"], ["word"] * (limit + 7)):
         doc = loaded(Doc(loaded.vocab, words=words))
         assert len(doc) == len(words) and (not words or tree_ok(doc))
+
+
+def beam_loss(system, heads, labels, table, weights, width):
+    """The max-violation loss of one sentence, its d_scores summed over rows
+    (the gradient with respect to the output bias), and what the loss's
+    shape depends on (violation step, histories at it)."""
+    from spacy_nonmono.decoders.beam import BeamHistories
+
+    n = len(heads)
+    gold = dict(gold_heads=[heads], gold_labels=[labels])
+    system.reseed_oracle(3)
+    beams = (BeamBatch(system, [n], [1], 0, width, 0.0, **gold),
+             BeamBatch(system, [n], [1], 0, width, 0.0, gold_only=True, **gold))
+    history = BeamHistories(1, width, system.n_moves)
+    while not all(beam.is_done for beam in beams):
+        live = [beam.live() for beam in beams]
+        scores = score_states(weights, table, numpy.concatenate(
+            [beam.get_context(*rows) for beam, rows in zip(beams, live)]))[0]
+        n_pred = len(live[0][0])
+        beams[0].advance(*live[0], numpy.ascontiguousarray(scores[:n_pred]))
+        beams[1].advance(*live[1], numpy.ascontiguousarray(scores[n_pred:]))
+        history.record(beams, live, (0, n_pred), len(scores))
+    d_scores, loss = history.gradient()
+    step = int(history.violation_step[0])
+    shape = (step, tuple(tuple(s["key"].tolist()) for s, _ in history.steps[step][1])
+             if step >= 0 else None)
+    return loss, sum(d.sum(axis=0) for d in d_scores), shape
+
+
+@pytest.mark.parametrize("name", ["arc_eager_unshift", "covington_nm", "swap_stay_eager",
+                                  "arc_standard"])
+def test_max_violation_gradient_matches_finite_differences(name):
+    """d loss / d (output bias) from the backtracked histories equals central
+    differences, wherever a small change leaves the violation step and the
+    beams' histories as they were (the loss is piecewise smooth)."""
+    system = get_system(name)(labels=["a", "b"])
+    rng = numpy.random.default_rng(2)
+    pyrng = random.Random(2)
+    checked = 0
+    for _ in range(6):
+        n = pyrng.randint(4, 8)
+        heads = random_heads(pyrng, n, projective=system.projective)
+        labels = [-1 if h == 0 else pyrng.randrange(2) for h in heads]
+        table, _ = random_model(system, n, rng)
+        hidden_b = rng.standard_normal((NH, NP))
+        W, b = rng.standard_normal((system.n_moves, NH)), rng.standard_normal(system.n_moves)
+        weights = HostWeights(hidden_b, W, b, system.n_context)
+        loss, grad, shape = beam_loss(system, heads, labels, table, weights, 3)
+        if shape is None:
+            continue
+        eps = 1e-3
+        for m in numpy.argsort(-abs(grad))[:5]:
+            values = []
+            for sign in (1, -1):
+                bias = b.copy()
+                bias[m] += sign * eps
+                moved = HostWeights(hidden_b, W, bias, system.n_context)
+                values.append(beam_loss(system, heads, labels, table, moved, 3))
+            if values[0][2] != shape or values[1][2] != shape:
+                continue
+            assert (values[0][0] - values[1][0]) / (2 * eps) == pytest.approx(grad[m], abs=1e-2)
+            checked += 1
+    assert checked >= 5
