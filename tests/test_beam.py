@@ -123,7 +123,7 @@ def test_wide_beam_finds_the_best_sequence(name):
             best_score, best_trees = best_sequences(system, n, table, weights)
             batch = BeamBatch(system, [n], [1], 0, width)     # ParseState's rows
             batch.parse(table, weights)
-            score = batch.entries(0)["score"][0]
+            score = batch.snapshot()["score"][0]
             heads, labels = batch.finish()
             assert score == pytest.approx(best_score, abs=1e-6)
             assert (tuple(heads[0].tolist()), tuple(labels[0].tolist())) in best_trees
@@ -168,7 +168,7 @@ def test_gold_beam_keeps_zero_loss_moves_and_builds_the_gold_tree(name):
             sentences, entries = batch.live()
             scores = score_states(weights, table, batch.get_context(sentences, entries))[0]
             batch.advance(sentences, entries, scores)
-            assert (batch.entries(0)["loss"] == 0).all()
+            assert (batch.snapshot()["loss"] == 0).all()
         out_heads, out_labels = batch.finish()
         assert out_heads[0].tolist() == heads
         assert [l for l, h in zip(out_labels[0].tolist(), heads) if h != 0] == \

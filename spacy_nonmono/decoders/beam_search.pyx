@@ -17,10 +17,11 @@ system's move limit bounds the steps (`TransitionSystem.max_moves`).
 
 With gold trees every entry's history loss is summed from the oracle's
 losses (`set_oracle_losses`). A gold beam (`gold_only`) keeps only each
-entry's training targets of least cost (`set_oracle_costs`, as the greedy
-decoder's update): moves of zero loss (tests/test_losses.py) that the system's
-training policy prefers (e.g. no wrong-for-wrong repair where a plain move is
-as good), so its histories are the gold analyses the objective rewards.
+entry's training targets of least cost (the losses adjusted by the system's
+training policy, `adjust_targets`, as the greedy decoder's update reads
+them): moves of zero loss (tests/test_losses.py) that the policy prefers
+(e.g. no wrong-for-wrong repair where a plain move is as good), so its
+histories are the gold analyses the objective rewards.
 """
 import numpy
 from libc.math cimport log
@@ -28,7 +29,8 @@ from libc.string cimport memcpy
 from cymem.cymem cimport Pool
 
 from ..systems.base cimport StateC, GoldC, TransitionSystem, copy_state
-from ..models.scoring cimport StepWeights, HostWeights, score_state
+from ..models.scoring cimport (StepWeights, HostWeights, ScoringScratch, score_state,
+                               scoring_scratch)
 
 
 cdef struct Candidate:
@@ -146,9 +148,7 @@ cdef class BeamBatch:
         weights.check(self.system.n_context, self.system.n_moves,
                       (table.shape[0], table.shape[1], table.shape[2], table.shape[3]))
         cdef Pool mem = Pool()
-        cdef int* ids = <int*>mem.alloc(max(1, w.nF), sizeof(int))
-        cdef float* unmaxed = <float*>mem.alloc(w.nH * w.nP, sizeof(float))
-        cdef float* hidden = <float*>mem.alloc(w.nH, sizeof(float))
+        cdef ScoringScratch s = scoring_scratch(mem, w)
         cdef int b, i
         cdef long status = 0, transitions = 0
         cdef Beam* beam
@@ -159,8 +159,8 @@ cdef class BeamBatch:
                 while not beam.done and status >= 0:
                     for i in range(beam.size):
                         if not self.system.is_final(beam.entries[i]):
-                            self.system.set_context(beam.entries[i], ids)
-                            score_state(w, t, ids, unmaxed, hidden, NULL,
+                            self.system.set_context(beam.entries[i], s.ids)
+                            score_state(w, t, s.ids, s.unmaxed, s.hidden, NULL,
                                         &beam.rows[i * w.nO])
                     status = self.advance_beam(beam, self.golds[b] if self.has_gold else NULL)
                     if status > 0:
@@ -191,14 +191,18 @@ cdef class BeamBatch:
                 self.candidates[n_cand] = c
                 n_cand += 1
                 continue
-            if self.gold_only:
-                self.system.set_oracle_costs(beam.entries[i], gold, &beam.valid[i * nO],
-                                             &beam.targets[i * nO], self.scratch)
             if gold != NULL:
                 self.system.set_oracle_losses(beam.entries[i], gold, &beam.valid[i * nO],
                                               &beam.move_losses[i * nO], self.scratch)
             else:
                 self.system.set_valid(beam.entries[i], &beam.valid[i * nO])
+            if self.gold_only:
+                # The training targets: the losses, adjusted as in
+                # set_oracle_costs (without computing the losses twice).
+                memcpy(&beam.targets[i * nO], &beam.move_losses[i * nO], nO * sizeof(float))
+                if not self.system.static_oracle:
+                    self.system.adjust_targets(beam.entries[i], gold, &beam.valid[i * nO],
+                                               &beam.targets[i * nO], self.scratch)
             any_valid = False
             least = 1e30
             for m in range(nO):
@@ -288,16 +292,21 @@ cdef class BeamBatch:
     def live(self):
         """(sentence, entry) of every non-final entry of an unfinished beam,
         as two int32 arrays: the rows to score this step, in this order."""
-        sentences, entries = [], []
-        cdef int b, i
+        cdef int b, i, n = 0, total = 0
+        for b in range(self.size):
+            total += self.beams[b].size
+        sentences = numpy.empty(total, dtype=numpy.int32)
+        entries = numpy.empty(total, dtype=numpy.int32)
+        cdef int[::1] s = sentences, e = entries
         for b in range(self.size):
             if self.beams[b].done:
                 continue
             for i in range(self.beams[b].size):
                 if not self.system.is_final(self.beams[b].entries[i]):
-                    sentences.append(b)
-                    entries.append(i)
-        return numpy.asarray(sentences, dtype=numpy.int32), numpy.asarray(entries, dtype=numpy.int32)
+                    s[n] = b
+                    e[n] = i
+                    n += 1
+        return sentences[:n], entries[:n]
 
     def get_context(self, int[::1] sentences, int[::1] entries):
         ids = numpy.empty((sentences.shape[0], self.system.n_context), dtype=numpy.int32)
@@ -359,23 +368,6 @@ cdef class BeamBatch:
         f[self.size] = k
         return {"first": first, "sentence": sentence, "score": score, "loss": loss,
                 "key": key, "parent": parent, "move": move}
-
-    def entries(self, int b):
-        """Sentence b's beam after the last step, best first, as a dict of
-        arrays: score, loss (summed oracle losses of its moves), key (a hash
-        of its history), parent (its entry in the previous beam), move (-1:
-        carried over), final."""
-        cdef Beam* beam = &self.beams[b]
-        cdef int i
-        return {
-            "score": numpy.asarray([beam.scores[i] for i in range(beam.size)]),
-            "loss": numpy.asarray([beam.losses[i] for i in range(beam.size)]),
-            "key": [beam.keys[i] for i in range(beam.size)],
-            "parent": numpy.asarray([beam.parents[i] for i in range(beam.size)], dtype=numpy.int32),
-            "move": numpy.asarray([beam.moves[i] for i in range(beam.size)], dtype=numpy.int32),
-            "final": numpy.asarray([self.system.is_final(beam.entries[i])
-                                    for i in range(beam.size)], dtype=bool),
-        }
 
     def finish(self):
         """Each sentence's best entry finished to a tree: (heads, labels)

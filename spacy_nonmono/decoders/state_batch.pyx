@@ -6,7 +6,8 @@ from libc.math cimport exp, log
 from cymem.cymem cimport Pool
 
 from ..systems.base cimport StateC, GoldC, TransitionSystem, wrap_state
-from ..models.scoring cimport StepWeights, HostWeights, score_state
+from ..models.scoring cimport (StepWeights, HostWeights, ScoringScratch, score_state,
+                               scoring_scratch)
 
 
 cdef class StateBatch:
@@ -126,16 +127,13 @@ cdef class StateBatch:
         weights.check(self.system.n_context, self.system.n_moves,
                       (table.shape[0], table.shape[1], table.shape[2], table.shape[3]))
         cdef Pool mem = Pool()
-        cdef int* ids = <int*>mem.alloc(max(1, w.nF), sizeof(int))
-        cdef float* unmaxed = <float*>mem.alloc(w.nH * w.nP, sizeof(float))
-        cdef float* hidden = <float*>mem.alloc(w.nH, sizeof(float))
+        cdef ScoringScratch scratch = scoring_scratch(mem, w)
         cdef float* scores = <float*>mem.alloc(max(1, w.nO), sizeof(float))
         cdef int* is_valid = <int*>mem.alloc(max(1, w.nO), sizeof(int))
         cdef long n_transitions
         with nogil:
             n_transitions = greedy_parse(self.system, self.states, self.size, w,
-                                         &table[0, 0, 0, 0], ids, unmaxed, hidden, scores,
-                                         is_valid)
+                                         &table[0, 0, 0, 0], &scratch, scores, is_valid)
         if n_transitions < 0:
             raise RuntimeError(f"Transition system {self.system.name!r} offered no valid move "
                                "in a non-final configuration.")
@@ -143,9 +141,8 @@ cdef class StateBatch:
 
 
 cdef long greedy_parse(TransitionSystem system, StateC** batch, int size,
-                       const StepWeights* w, const float* table, int* ids,
-                       float* unmaxed, float* hidden, float* scores,
-                       int* is_valid) noexcept nogil:
+                       const StepWeights* w, const float* table, ScoringScratch* scratch,
+                       float* scores, int* is_valid) noexcept nogil:
     """Parse every state to the end, each by its best-scoring valid move;
     return the number of transitions applied, or -1 if a non-final state
     had no valid move (a system bug: stop rather than loop forever)."""
@@ -155,8 +152,8 @@ cdef long greedy_parse(TransitionSystem system, StateC** batch, int size,
     for b in range(size):
         state = batch[b]
         while not system.is_final(state):
-            system.set_context(state, ids)
-            score_state(w, table, ids, unmaxed, hidden, NULL, scores)
+            system.set_context(state, scratch.ids)
+            score_state(w, table, scratch.ids, scratch.unmaxed, scratch.hidden, NULL, scores)
             system.set_valid(state, is_valid)
             best = -1
             for m in range(w.nO):

@@ -1,3 +1,6 @@
+from cymem.cymem cimport Pool
+
+
 cdef struct StepWeights:
     # Host views of a step model's parameters (see models/step_model.py).
     const float* hidden_bias    # (nH, nP)
@@ -7,6 +10,18 @@ cdef struct StepWeights:
     int nH
     int nP
     int nO
+
+
+cdef struct ScoringScratch:
+    # What score_state needs besides the weights and table: a state's
+    # context ids (nF), the hidden pre-activations (nH * nP) and the hidden
+    # vector (nH).
+    int* ids
+    float* unmaxed
+    float* hidden
+
+
+cdef ScoringScratch scoring_scratch(Pool mem, const StepWeights* w) except *
 
 
 cdef class HostWeights:

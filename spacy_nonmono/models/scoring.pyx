@@ -9,6 +9,16 @@ scores. The gradients are computed on the thinc side (step_model.py).
 """
 import numpy
 from libc.string cimport memcpy
+from cymem.cymem cimport Pool
+
+
+cdef ScoringScratch scoring_scratch(Pool mem, const StepWeights* w) except *:
+    """Scratch for score_state with these weights, owned by `mem`."""
+    cdef ScoringScratch out
+    out.ids = <int*>mem.alloc(max(1, w.nF), sizeof(int))
+    out.unmaxed = <float*>mem.alloc(w.nH * w.nP, sizeof(float))
+    out.hidden = <float*>mem.alloc(w.nH, sizeof(float))
+    return out
 
 
 cdef class HostWeights:

@@ -241,15 +241,14 @@ cdef class ArcEager(TransitionSystem):
         self.set_costs_from_loss(s, gold, is_valid, losses, scratch, scratch + 2 * (s.n + 1),
                                  LEFT_ARC, RIGHT_ARC, S(s, 0), B(s, 0))
 
-    cdef void set_costs(self, const StateC* s, const GoldC* gold, int* is_valid,
-                        float* costs, int* scratch) noexcept nogil:
-        """The losses, with the non-monotonic variants' tie-break."""
+    cdef void adjust_targets(self, const StateC* s, const GoldC* gold, const int* is_valid,
+                             float* costs, int* scratch) noexcept nogil:
+        """The non-monotonic variants' tie-break."""
         cdef int m, kind
         cdef int s0 = S(s, 0), b0 = B(s, 0)
         cdef int[MAX_KINDS] mono_delta
         cdef bint monotonic_optimum = False
         cdef int* state_scratch = scratch + 2 * (s.n + 1)
-        self.set_losses(s, gold, is_valid, costs, scratch)
         if self.variant != UNSHIFT and self.variant != NM2013:
             return
         # The tie-break of the non-monotonic variants: where a zero-cost move

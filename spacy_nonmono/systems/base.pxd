@@ -80,8 +80,8 @@ cdef class TransitionSystem:
                      int* scratch) noexcept nogil
     cdef void set_losses(self, const StateC* s, const GoldC* gold, int* is_valid,
                          float* losses, int* scratch) noexcept nogil
-    cdef void set_costs(self, const StateC* s, const GoldC* gold, int* is_valid,
-                        float* costs, int* scratch) noexcept nogil
+    cdef void adjust_targets(self, const StateC* s, const GoldC* gold, const int* is_valid,
+                             float* costs, int* scratch) noexcept nogil
     cdef int static_move(self, const StateC* s, const GoldC* gold) noexcept nogil
     cdef void set_context(self, const StateC* s, int* ids) noexcept nogil
     cdef void finish(self, StateC* s) noexcept nogil

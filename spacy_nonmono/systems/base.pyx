@@ -104,8 +104,8 @@ cdef class TransitionSystem:
       move table has one move per unlabelled kind and one per label for a
       labelled kind (Covington: S, N, L-<label>..., R-<label>...);
     - `oracles`: the oracle names it implements, the first the default
-      (losses come from `set_losses` and training targets from
-      `set_costs` for "dynamic", from `static_move` for "static");
+      (losses come from `set_losses` and training targets from them
+      by `adjust_targets` for "dynamic", from `static_move` for "static");
     - `option_specs`: {option name: Option} of the settings it takes;
     - `context_names`: the context slots `set_context` fills;
     - `projective`: whether it builds only projective trees (then the
@@ -309,7 +309,7 @@ cdef class TransitionSystem:
         return -1
 
     cdef int scratch_size(self, int n) noexcept nogil:
-        """Ints of scratch `set_losses`, `set_costs` and `loss` need for n words; the
+        """Ints of scratch `set_losses`, `adjust_targets` and `loss` need for n words; the
         caller owns it and reuses it across calls."""
         return 0
 
@@ -359,15 +359,15 @@ cdef class TransitionSystem:
         for m in range(self.n_moves):
             losses[m] = 0.0 if is_valid[m] else INVALID_COST
 
-    cdef void set_costs(self, const StateC* s, const GoldC* gold, int* is_valid,
-                        float* costs, int* scratch) noexcept nogil:
-        """The dynamic oracle's training targets, as costs (0: a target; a
-        fractional cost: a weaker target, see the greedy decoder's
-        softmax_log_loss). By default the losses; a system whose training
-        breaks ties or explores (Covington's tie_break, the non-monotonic
-        arc-eager tie-break, the stay-eager swap's coin flips) adjusts them
-        here, never in `set_losses`."""
-        self.set_losses(s, gold, is_valid, costs, scratch)
+    cdef void adjust_targets(self, const StateC* s, const GoldC* gold, const int* is_valid,
+                             float* costs, int* scratch) noexcept nogil:
+        """Turn the dynamic oracle's losses (in `costs`) into training
+        targets, as costs (0: a target; a fractional cost: a weaker target,
+        see the greedy decoder's softmax_log_loss). Nothing by default; a
+        system whose training breaks ties or explores (Covington's tie_break,
+        the non-monotonic arc-eager tie-break, the stay-eager swap's coin
+        flips) does it here, never in `set_losses`."""
+        pass
 
     cdef int static_move(self, const StateC* s, const GoldC* gold) noexcept nogil:
         return -1
@@ -411,11 +411,11 @@ cdef class TransitionSystem:
     cdef void set_oracle_costs(self, const StateC* s, const GoldC* gold,
                                int* is_valid, float* costs, int* scratch) noexcept nogil:
         """Training targets (as costs) of the configured oracle, for the
-        greedy decoder's update."""
-        if self.static_oracle:
-            self.set_static_costs(s, gold, is_valid, costs)
-        else:
-            self.set_costs(s, gold, is_valid, costs, scratch)
+        greedy decoder's update: its losses, adjusted by a dynamic oracle's
+        training policy."""
+        self.set_oracle_losses(s, gold, is_valid, costs, scratch)
+        if not self.static_oracle:
+            self.adjust_targets(s, gold, is_valid, costs, scratch)
 
     cdef void set_oracle_losses(self, const StateC* s, const GoldC* gold,
                                 int* is_valid, float* losses, int* scratch) noexcept nogil:
@@ -636,22 +636,24 @@ cdef class ParseState:
             raise ValueError("This state has no gold tree.")
 
     def costs(self):
-        self._require_gold()
-        cdef Pool mem = Pool()
-        cdef int* is_valid = <int*>mem.alloc(self.system.n_moves, sizeof(int))
-        cdef float* costs = <float*>mem.alloc(self.system.n_moves, sizeof(float))
-        self.system.set_oracle_costs(self.c, self.gold, is_valid, costs, self.scratch)
-        return [costs[m] for m in range(self.system.n_moves)]
+        """The training targets, as costs (INVALID for invalid moves)."""
+        return self._oracle_values(True)
 
     def losses(self):
         """The loss each move causes (the configured oracle's; INVALID for
         invalid moves): `costs()` without the training policy."""
+        return self._oracle_values(False)
+
+    def _oracle_values(self, bint targets):
         self._require_gold()
         cdef Pool mem = Pool()
         cdef int* is_valid = <int*>mem.alloc(self.system.n_moves, sizeof(int))
-        cdef float* losses = <float*>mem.alloc(self.system.n_moves, sizeof(float))
-        self.system.set_oracle_losses(self.c, self.gold, is_valid, losses, self.scratch)
-        return [losses[m] for m in range(self.system.n_moves)]
+        cdef float* values = <float*>mem.alloc(self.system.n_moves, sizeof(float))
+        if targets:
+            self.system.set_oracle_costs(self.c, self.gold, is_valid, values, self.scratch)
+        else:
+            self.system.set_oracle_losses(self.c, self.gold, is_valid, values, self.scratch)
+        return [values[m] for m in range(self.system.n_moves)]
 
     def loss(self):
         self._require_gold()

@@ -215,10 +215,9 @@ cdef class Covington(TransitionSystem):
                                  scratch + self.bound_scratch_size(s.n), LEFT_ARC, RIGHT_ARC,
                                  focus(s).i, focus(s).j)
 
-    cdef void set_costs(self, const StateC* s, const GoldC* gold, int* is_valid,
-                        float* costs, int* scratch) noexcept nogil:
-        """The losses, with the tie_break option applied."""
-        self.set_losses(s, gold, is_valid, costs, scratch)
+    cdef void adjust_targets(self, const StateC* s, const GoldC* gold, const int* is_valid,
+                             float* costs, int* scratch) noexcept nogil:
+        """The tie_break option."""
         self.break_scan_tie(s, costs)
 
     cdef void break_scan_tie(self, const StateC* s, float* costs) noexcept nogil:

@@ -164,9 +164,9 @@ cdef class CovingtonNM(Covington):
         self.replace_cost = (0.0 if tie_break == "none" else 1.0 if tie_break == "monotonic"
                              else 1.0 - self.options["replace_weight"])
 
-    cdef void set_costs(self, const StateC* s, const GoldC* gold, int* is_valid,
-                        float* costs, int* scratch) noexcept nogil:
-        Covington.set_costs(self, s, gold, is_valid, costs, scratch)
+    cdef void adjust_targets(self, const StateC* s, const GoldC* gold, const int* is_valid,
+                             float* costs, int* scratch) noexcept nogil:
+        Covington.adjust_targets(self, s, gold, is_valid, costs, scratch)
         if self.replace_cost > 0:
             self.break_replace_tie(s, gold, is_valid, costs, scratch + self.bound_scratch_size(s.n))
 

@@ -315,7 +315,7 @@ cdef class StayEagerSwap(SwapSystem):
         # "dynamic" keeps the nonstatic oracle's choices for Shift and Swap.
         self.nonstatic = self.oracle != "static"
         # The static and nonstatic oracles give one move per configuration:
-        # training follows it; "dynamic" explores (set_costs).
+        # training follows it; "dynamic" explores (adjust_targets).
         self.static_oracle = self.oracle != "dynamic"
         self.shift_probability = self.options["shift_probability"]
         self.root_shift_probability = self.options["root_shift_probability"]
@@ -354,15 +354,12 @@ cdef class StayEagerSwap(SwapSystem):
         self.set_costs_from_loss(s, gold, is_valid, losses, scratch, scratch + (s.n + 1),
                                  SES_STAY_LEFT, SES_STAY_RIGHT, S(s, 0), B(s, 0))
 
-    cdef void set_costs(self, const StateC* s, const GoldC* gold, int* is_valid,
-                        float* costs, int* scratch) noexcept nogil:
-        """The losses, and one more for a Shift or Swap the nonstatic oracle
-        does not choose (its coin flips)."""
-        cdef int m, kind, chosen
-        # The coin flips come first, as they always have: the targets of a
-        # seeded training run stay the same.
-        chosen = self.static_move(s, gold)
-        self.set_losses(s, gold, is_valid, costs, scratch)
+    cdef void adjust_targets(self, const StateC* s, const GoldC* gold, const int* is_valid,
+                             float* costs, int* scratch) noexcept nogil:
+        """One more for a Shift or Swap the nonstatic oracle does not choose
+        (its coin flips)."""
+        cdef int m, kind
+        cdef int chosen = self.static_move(s, gold)
         for m in range(self.n_moves):
             kind = self.c_moves[m].kind
             if is_valid[m] and (kind == SES_SHIFT or kind == SES_SWAP) and m != chosen:
