@@ -58,11 +58,29 @@ def test_scores_by_hand(gold_path):
     assert by_length["2"]["las"] == pytest.approx(200 / 3)
     assert by_length["3-6"] == {"uas": 0.0, "las": 0.0, "words": 1}
     assert by_length["7+"] == {"uas": 0.0, "las": 0.0, "words": 0}
+    assert scores["by_sentence_length"] == {
+        "1-10": {"uas": 75.0, "las": 62.5, "words": 8},
+        **{name: {"uas": 0.0, "las": 0.0, "words": 0} for name in ("11-20", "21-30", "31+")}}
     labels = scores["labels"]
     assert labels["nsubj"]["f1"] == pytest.approx(100.0)
     assert labels["det"]["f1"] == 0.0 and labels["det"]["gold"] == 1
     assert labels["obj"]["recall"] == 0.0
     assert labels["iobj"]["gold"] == 0 and labels["iobj"]["precision"] == 0.0
+
+
+def test_scores_by_sentence_length():
+    """Each word counts in the bucket of its sentence's length (10 | 11, 30 | 31)."""
+    def chain(n, wrong=0):
+        heads = [0] + list(range(1, n))          # word k hangs on word k - 1
+        predicted = [0] * wrong + heads[wrong:]  # the first `wrong` words on the root
+        return (heads, ["dep"] * n), (predicted, ["dep"] * n)
+
+    pairs = [chain(10, 2), chain(11), chain(30, 3), chain(31, 31)]
+    scores = evaluate_trees([g for g, _ in pairs], [p for _, p in pairs]).to_dict()["by_sentence_length"]
+    assert scores["1-10"] == {"uas": 90.0, "las": 90.0, "words": 10}
+    assert scores["11-20"] == {"uas": 100.0, "las": 100.0, "words": 11}
+    assert scores["21-30"]["uas"] == pytest.approx(100 * 28 / 30)
+    assert scores["31+"] == {"uas": 100 / 31, "las": 100 / 31, "words": 31}
 
 
 def test_write_and_read_back(gold_path, tmp_path):

@@ -11,7 +11,8 @@ from spacy.tokens import Doc
 from spacy.training import Example
 
 from spacy_nonmono.evaluation import read_conllu
-from spacy_nonmono.evaluation.compare import comparison_table, summarize, verdict, write_plots
+from spacy_nonmono.evaluation.compare import (comparison_table, sentence_length_table, summarize, verdict,
+                                           write_plots)
 from spacy_nonmono.evaluation.conllu_eval import gold_tree
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -281,6 +282,36 @@ def test_comparison_table_and_plots(tmp_path):
     written = write_plots(results, ["tb"], systems, tmp_path)
     assert [p.name for p in written] == ["las_by_length.png", "las_by_projectivity.png"]
     assert all(p.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" for p in written)
+    # Scores evaluated with sentence lengths add that plot (for those systems).
+    counts = {"uas": 80.0, "las": 70.0, "words": 10}
+    results[("tb", "covington")][0]["test"]["by_sentence_length"] = {
+        name: counts for name in ("1-10", "11-20", "21-30", "31+")}
+    written = write_plots(results, ["tb"], systems, tmp_path)
+    assert [p.name for p in written][-1] == "las_by_sentence_length.png"
+
+
+def test_sentence_length_table():
+    """Per sentence length: mean ± sd over seeds, paired differences to the
+    first system that has sentence lengths; runs scored without them are
+    left out."""
+    def runs(las_by_seed, with_lengths=True):
+        out = []
+        for seed, las in enumerate(las_by_seed):
+            test = fake_scores(las)
+            if with_lengths:
+                test["by_sentence_length"] = {
+                    name: {"uas": las + 1, "las": las - k, "words": 10 * (k + 1)}
+                    for k, name in enumerate(("1-10", "11-20", "21-30", "31+"))}
+            out.append({"seed": seed, "dev": fake_scores(las), "test": test})
+        return out
+
+    results = {("tb", "old"): runs([50, 50], with_lengths=False),
+               ("tb", "greedy"): runs([60, 62]), ("tb", "beam"): runs([61, 63])}
+    assert sentence_length_table(results, ["tb"], ["old"]) is None
+    header, _, greedy, beam = sentence_length_table(results, ["tb"], ["old", "greedy", "beam"]).splitlines()
+    assert header.startswith("| treebank | system | seeds | LAS 1-10 words (Δ paired) |")
+    assert greedy.startswith("| tb | greedy | 2 | 61.00 ± 1.41 (10 words) | 60.00 ± 1.41 (20 words) |")
+    assert beam.startswith("| tb | beam | 2 | 62.00 ± 1.41 (+1.00 ± 0.00 (better)) |")
 
 
 def test_comparison_over_seeds():

@@ -324,7 +324,7 @@ class Workflow:
             target.write_text(json.dumps(speed, indent=2))
 
     def compare(self) -> None:
-        from ..evaluation.compare import comparison_table, summary_json, write_plots
+        from ..evaluation.compare import comparison_table, sentence_length_table, summary_json, write_plots
 
         results, static = {}, {}
         for tb in self.treebanks:
@@ -356,6 +356,13 @@ class Workflow:
         (out / "comparison.json").write_text(json.dumps(
             summary_json(results, self.treebanks, self.systems, static), indent=2))
         log("\n" + table)
+        by_sentence_length = sentence_length_table(results, self.treebanks, self.systems)
+        if by_sentence_length is not None:
+            (out / "by_sentence_length.md").write_text(by_sentence_length + "\n")
+            log("\n" + by_sentence_length)
+            log(f"Wrote {out / 'by_sentence_length.md'}")
+        else:   # not an earlier comparison's table next to this one
+            (out / "by_sentence_length.md").unlink(missing_ok=True)
         for path in write_plots(results, self.treebanks, self.systems, out):
             log(f"Wrote {path}")
         log(f"Wrote {out / 'comparison.md'}")

@@ -3,7 +3,7 @@ from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from . import udpipe
-from .conllu_eval import LENGTH_BUCKETS
+from .conllu_eval import LENGTH_BUCKETS, SENTENCE_LENGTH_BUCKETS
 
 Results = Dict[Tuple[str, str], List[dict]]   # (treebank, system) -> one dict per seed
 # treebank -> system -> transitions per word of its static oracle on gold test trees
@@ -157,12 +157,55 @@ def summary_json(results: Results, treebanks: List[str], systems: List[str],
             for (tb, s) in summary]
 
 
+def sentence_length_table(results: Results, treebanks: List[str], systems: List[str]) -> Optional[str]:
+    """Test LAS per sentence length bucket (mean ± sd over seeds) and its
+    paired difference to the first system, for the systems whose scores have
+    sentence lengths (evaluated since the evaluator records them); None when
+    none has."""
+    def las(bucket: str):
+        return lambda run: run["test"]["by_sentence_length"][bucket]["las"]
+
+    def scored(tb: str, system: str) -> bool:
+        runs = results.get((tb, system))
+        return bool(runs) and all("by_sentence_length" in run["test"] for run in runs)
+
+    buckets = [name for name, _, _ in SENTENCE_LENGTH_BUCKETS]
+    lines = ["| treebank | system | seeds | " + " | ".join(
+        f"LAS {b} words (Δ paired)" for b in buckets) + " |",
+        "|---|---|---|" + "---|" * len(buckets)]
+    for tb in treebanks:
+        present = [s for s in systems if scored(tb, s)]
+        if not present:
+            continue
+        reference = {run["seed"]: run for run in results[(tb, present[0])]}
+        words = reference[next(iter(reference))]["test"]["by_sentence_length"]
+        for system in present:
+            runs = results[(tb, system)]
+            cells = []
+            for bucket in buckets:
+                get = las(bucket)
+                cell = _cell(mean_sd([get(run) for run in runs]))
+                diffs = [get(run) - get(reference[run["seed"]]) for run in runs
+                         if run["seed"] in reference]
+                if system != present[0] and diffs:
+                    mean, sd = mean_sd(diffs)
+                    cell += " (" + _paired_cell({"mean": mean, "sd": sd,
+                                                 "verdict": verdict(mean, sd, len(diffs))}) + ")"
+                elif system == present[0]:
+                    cell += f" ({words[bucket]['words']:,} words)"
+                cells.append(cell)
+            lines.append(f"| {tb} | {label(system)} | {len(runs)} | " + " | ".join(cells) + " |")
+    return "\n".join(lines) if len(lines) > 2 else None
+
+
 def write_plots(results: Results, treebanks: List[str], systems: List[str],
                 output: Path) -> List[Path]:
     """results/las_by_length.png and results/las_by_projectivity.png: test
     LAS per gold arc length bucket and per sentence projectivity, one panel
     per treebank, one bar per system (mean over seeds, error bars one
-    standard deviation). Needs matplotlib."""
+    standard deviation); las_by_sentence_length.png per sentence length,
+    for the systems whose scores have it (evaluated since it exists).
+    Needs matplotlib."""
     try:
         import matplotlib
 
@@ -185,13 +228,25 @@ def write_plots(results: Results, treebanks: List[str], systems: List[str],
             ["projective", "non-projective"],
             lambda test: [test["projective"]["las"], test["nonprojective"]["las"]],
         ),
+        "las_by_sentence_length.png": (
+            "test LAS by sentence length (words)",
+            [name for name, _, _ in SENTENCE_LENGTH_BUCKETS],
+            lambda test: ([test["by_sentence_length"][name]["las"] for name, _, _ in SENTENCE_LENGTH_BUCKETS]
+                          if "by_sentence_length" in test else None),
+        ),
     }
     written = []
     for filename, (title, groups, values) in panels.items():
+        def scored(tb: str, system: str) -> bool:
+            runs = results.get((tb, system))
+            return bool(runs) and all(values(run["test"]) is not None for run in runs)
+
+        if not any(scored(tb, s) for tb in treebanks for s in systems):
+            continue
         fig, axes = plt.subplots(1, len(treebanks), figsize=(max(6.0, 4.2 * len(treebanks)), 3.8),
                                  squeeze=False, sharey=True)
         for ax, tb in zip(axes[0], treebanks):
-            present = [s for s in systems if results.get((tb, s))]
+            present = [s for s in systems if scored(tb, s)]
             width = 0.8 / max(1, len(present))
             for k, system in enumerate(present):
                 xs = [g + (k - (len(present) - 1) / 2) * width for g in range(len(groups))]

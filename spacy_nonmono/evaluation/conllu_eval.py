@@ -33,6 +33,8 @@ CONTENT_DEPRELS = frozenset(
 )
 # Gold arc length buckets: |head - dependent| (the root arc is its own bucket).
 LENGTH_BUCKETS = (("root", 0, 0), ("1", 1, 1), ("2", 2, 2), ("3-6", 3, 6), ("7+", 7, 10**9))
+# Sentence length in words: where a greedy parser's early errors compound.
+SENTENCE_LENGTH_BUCKETS = (("1-10", 1, 10), ("11-20", 11, 20), ("21-30", 21, 30), ("31+", 31, 10**9))
 
 Tree = Tuple[List[int], List[str]]   # heads (1-based, 0 = root) and labels of a sentence's words
 
@@ -316,6 +318,8 @@ class Evaluation:
     projective: Counts = field(default_factory=Counts)
     nonprojective: Counts = field(default_factory=Counts)
     by_length: Dict[str, Counts] = field(default_factory=lambda: {b[0]: Counts() for b in LENGTH_BUCKETS})
+    by_sentence_length: Dict[str, Counts] = field(
+        default_factory=lambda: {b[0]: Counts() for b in SENTENCE_LENGTH_BUCKETS})
     sentences: int = 0
     nonprojective_sentences: int = 0
     skipped_sentences: int = 0   # invalid gold trees left out (read_gold(skip_invalid=True))
@@ -335,11 +339,15 @@ class Evaluation:
         self.sentences += 1
         self.nonprojective_sentences += not projective
         part = self.projective if projective else self.nonprojective
+        n = len(gold_heads)
+        sentence_part = self.by_sentence_length[
+            next(name for name, lo, hi in SENTENCE_LENGTH_BUCKETS if lo <= n <= hi)]
         for d, (gh, gl, ph, pl) in enumerate(zip(gold_heads, gold_labels, pred_heads, pred_labels), 1):
             gl, pl = universal(gl), universal(pl)
             head_ok, label_ok = gh == ph, gl == pl
             self.words.add(head_ok, label_ok)
             part.add(head_ok, label_ok)
+            sentence_part.add(head_ok, label_ok)
             length = 0 if gh == 0 else abs(gh - d)
             bucket = next(name for name, lo, hi in LENGTH_BUCKETS if lo <= length <= hi)
             self.by_length[bucket].add(head_ok, label_ok)
@@ -371,6 +379,7 @@ class Evaluation:
             "projective": counts(self.projective),
             "nonprojective": counts(self.nonprojective),
             "by_length": {name: counts(c) for name, c in self.by_length.items()},
+            "by_sentence_length": {name: counts(c) for name, c in self.by_sentence_length.items()},
             "labels": {
                 label: f1(self.label_correct[label], self.label_predicted[label], self.label_gold[label])
                 for label in labels
@@ -389,6 +398,9 @@ class Evaluation:
         ]
         for name, c in d["by_length"].items():
             label = "root arc" if name == "root" else f"arc length {name}"
+            lines.append(f"{label:<22}{c['uas']:8.2f}{c['las']:8.2f}{c['words']:9d}")
+        for name, c in d["by_sentence_length"].items():
+            label = f"sentences of {name}"
             lines.append(f"{label:<22}{c['uas']:8.2f}{c['las']:8.2f}{c['words']:9d}")
         lines.append(f"CLAS F1: {d['clas']:.2f}   sentences: {d['sentences']} "
                      f"({d['nonprojective_sentences']} non-projective)   "
