@@ -169,6 +169,18 @@ def make_nlp(**config):
     return nlp
 
 
+def global_model(features="hybrid"):
+    return {"@architectures": "spacy_nonmono.GlobalParserModel.v1", "hidden_width": 16,
+            "features": features, "label_hidden_width": 16, "tok2vec": SMALL_MODEL["tok2vec"]}
+
+
+def make_global_nlp(system, features="hybrid", **config):
+    nlp = spacy.blank("en")
+    nlp.add_pipe("nonmono_parser", config={"system": system, "decoding": "global",
+                                           "model": global_model(features), **config})
+    return nlp
+
+
 def train(nlp, examples, epochs):
     optimizer = nlp.initialize(lambda: examples)
     history = []

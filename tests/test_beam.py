@@ -10,8 +10,10 @@ greedy decoder and exhaustive search, for every system of the registry.
   moves; beam training learns and the component's settings behave as spaCy
   users expect.
 """
+import json
 import pickle
 import random
+from pathlib import Path
 
 import numpy
 import pytest
@@ -19,11 +21,17 @@ import spacy
 from spacy.tokens import Doc
 from spacy.training import Example
 
-from conftest import make_nlp, random_heads, sample_docs, train, tree_ok
+from conftest import make_global_nlp, make_nlp, random_heads, sample_docs, train, tree_ok
+from spacy_nonmono.cli import main
 from spacy_nonmono.decoders.beam_search import BeamBatch
 from spacy_nonmono.decoders.state_batch import StateBatch
+from spacy_nonmono.cli.beam_widths import width_override
+from spacy_nonmono.cli.common import InputError
+from spacy_nonmono.evaluation import evaluate_pipeline
 from spacy_nonmono.models.scoring import HostWeights, score_states
 from spacy_nonmono.registry import get_system
+
+ROOT = Path(__file__).resolve().parents[1]
 
 SYSTEMS = ["covington", "covington_nm", "arc_eager", "arc_eager_nm2013", "arc_eager_tree",
            "arc_eager_unshift", "arc_standard", "swap_lazy", "swap_stay_eager", "mh3", "mh4"]
@@ -184,6 +192,21 @@ def test_bad_beam_settings_are_clear_errors():
             make_nlp(decoding="beam", **settings)
 
 
+def test_beam_widths_overrides():
+    """What `beam-widths` sets at load time, and the pipelines it refuses."""
+    assert width_override(make_nlp(), "p", 4) == {
+        "nonmono_parser": {"decoding": "beam", "beam_width": 4}}
+    spacy_beam = spacy.blank("en")
+    spacy_beam.add_pipe("beam_parser", name="parser")
+    assert width_override(spacy_beam, "p", 4) == {"parser": {"beam_width": 4}}
+    spacy_greedy = spacy.blank("en")
+    spacy_greedy.add_pipe("parser")
+    with pytest.raises(InputError, match="greedy parser has no beam"):
+        width_override(spacy_greedy, "p", 4)
+    with pytest.raises(InputError, match="decodes globally"):
+        width_override(make_global_nlp("mh4"), "p", 4)
+
+
 @pytest.fixture(scope="module")
 def train_examples():
     docs = sample_docs("train", n_sents_per_doc=1, limit=40)
@@ -232,6 +255,16 @@ def test_beam_training_learns_round_trips_and_switches_decoders(train_examples, 
     for words in ([], ["Hello"], ["a", " ", "b", "\n"], ["word"] * (limit + 7)):
         doc = loaded(Doc(loaded.vocab, words=words))
         assert len(doc) == len(words) and (not words or tree_ok(doc))
+    # `beam-widths` parses with each width set at load time: width 1 scores
+    # as the greedy decoder does.
+    gold = ROOT / "assets" / "sample" / "en_ewt-sample-dev.conllu"
+    assert main(["beam-widths", str(tmp_path / "beam"), "--gold", str(gold), "--widths", "1,3",
+                 "--json", str(tmp_path / "widths.json")]) == 0
+    by_width = json.loads((tmp_path / "widths.json").read_text())["results"][str(tmp_path / "beam")]
+    assert by_width["1"]["las"] == pytest.approx(evaluate_pipeline(greedy, gold).to_dict()["las"])
+    assert by_width["3"]["las"] == pytest.approx(evaluate_pipeline(spacy.load(
+        tmp_path / "beam", config={"components": {"nonmono_parser": {"beam_width": 3}}}),
+        gold).to_dict()["las"])
 
 
 def beam_loss(system, heads, labels, table, weights, width):

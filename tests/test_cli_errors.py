@@ -194,7 +194,7 @@ def test_every_option_has_help_and_shows_its_default():
     assert set(commands) == {"benchmark", "evaluate", "oracle-bounds", "oracle-timing",
                              "arc-moves", "oracle-moves", "speed", "profile", "workflow",
                              "init-config", "coverage", "length-cost", "projectivization",
-                             "optimal-step-timing", "train-speed"}
+                             "optimal-step-timing", "train-speed", "beam-widths"}
     for name, command in [("", parser), *commands.items()]:
         assert issubclass(command.formatter_class, argparse.ArgumentDefaultsHelpFormatter), name
         for action in command._actions:
@@ -275,6 +275,11 @@ def test_other_commands_check_output_paths_first(tmp_path):
         assert_error(run_cli(*command, "--output", "nowhere/x.json", cwd=tmp_path), missing)
     assert_error(run_cli("oracle-moves", "gold.conllu", "--output", "gold.conllu", cwd=tmp_path),
                  "--output gold.conllu: is an input of this command")
+    assert_error(run_cli("beam-widths", NO_PIPELINE, "--gold", "gold.conllu", "--json",
+                         "nowhere/x.json", cwd=tmp_path),
+                 "--json nowhere/x.json: folder nowhere does not exist")
+    assert_error(run_cli("beam-widths", NO_PIPELINE, "--gold", "gold.conllu", "--widths", "0,8",
+                         cwd=tmp_path), "--widths must be integers >= 1, got '0,8'")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["gold.conllu"]
 
 

@@ -10,21 +10,9 @@ import spacy
 from spacy.tokens import Doc
 from spacy.training import Example
 
-from conftest import SMALL_MODEL, sample_docs, train, tree_ok
+from conftest import make_global_nlp, sample_docs, train, tree_ok
 from spacy_nonmono.decoders.global_decoder import GlobalDecoder
 from spacy_nonmono.models.global_model import ScorerView
-
-
-def global_model(features="hybrid"):
-    return {"@architectures": "spacy_nonmono.GlobalParserModel.v1", "hidden_width": 16,
-            "features": features, "label_hidden_width": 16, "tok2vec": SMALL_MODEL["tok2vec"]}
-
-
-def make_global_nlp(system, features="hybrid", **config):
-    nlp = spacy.blank("en")
-    nlp.add_pipe("nonmono_parser", config={"system": system, "decoding": "global",
-                                           "model": global_model(features), **config})
-    return nlp
 
 
 @pytest.fixture(scope="module")

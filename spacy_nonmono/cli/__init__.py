@@ -20,8 +20,8 @@ PROG = "spacy-nonmono"
 
 def build_parser(prog: str = PROG) -> argparse.ArgumentParser:
     from .. import __version__
-    from . import (benchmark, coverage, evaluate, init_config, length_cost, optimal_step, oracle,
-                   profile, speed, train_speed, workflow)
+    from . import (beam_widths, benchmark, coverage, evaluate, init_config, length_cost,
+                   optimal_step, oracle, profile, speed, train_speed, workflow)
 
     parser = argparse.ArgumentParser(
         prog=prog,
@@ -31,8 +31,8 @@ def build_parser(prog: str = PROG) -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"spacy-nonmono {__version__}")
     commands = parser.add_subparsers(dest="command", required=True)
-    for module in (benchmark, coverage, evaluate, init_config, length_cost, optimal_step, oracle,
-                   profile, speed, train_speed, workflow):
+    for module in (beam_widths, benchmark, coverage, evaluate, init_config, length_cost,
+                   optimal_step, oracle, profile, speed, train_speed, workflow):
         module.add_parser(commands)
     return parser
 

@@ -1,0 +1,123 @@
+"""`beam-widths`: accuracy and speed of trained pipelines parsed with several
+beam widths.
+
+Each pipeline is loaded once per width, its parser set to that width at load
+time (a `nonmono_parser` with `decoding = "beam"`, width 1 being exactly the
+greedy decoder's parse; spaCy's `beam_parser` with its `beam_width`), and
+parses the gold-tokenized sentences once: test LAS, LAS on non-projective
+sentences and on sentences of more than 30 words, and words per second of
+that parse (one run, one thread: time it on an otherwise idle machine).
+This separates what the search adds from what beam training does to the
+model.
+"""
+import json
+import time
+from pathlib import Path
+
+from .common import HelpFormatter, InputError, check_output_paths, load_pipeline
+
+
+def add_parser(commands) -> None:
+    p = commands.add_parser(
+        "beam-widths",
+        help="LAS and words/s of pipelines parsed with several beam widths.",
+        description=__doc__,
+        formatter_class=HelpFormatter,
+    )
+    p.add_argument("pipelines", nargs="+",
+                   help="Pipeline folders with a nonmono_parser or spaCy's beam_parser")
+    p.add_argument("--gold", type=Path, required=True, help="Gold-tokenized CoNLL-U to parse")
+    p.add_argument("--widths", default="1,2,4,8,16", help="Comma-separated beam widths")
+    p.add_argument("--json", type=Path, default=None, help="Write the numbers as JSON here")
+    p.set_defaults(run=run)
+
+
+def parse_widths(text: str):
+    try:
+        widths = [int(w) for w in text.split(",") if w.strip()]
+    except ValueError:
+        raise InputError(f"--widths must be comma-separated integers, got {text!r}") from None
+    if not widths or min(widths) < 1:
+        raise InputError(f"--widths must be integers >= 1, got {text!r}")
+    return widths
+
+
+def width_override(nlp, name: str, width: int) -> dict:
+    """The spacy.load config that parses `name`'s pipeline with this width."""
+    for component in nlp.pipe_names:
+        factory = nlp.get_pipe_meta(component).factory
+        if factory == "nonmono_parser":
+            if nlp.get_pipe_config(component).get("decoding") == "global":
+                raise InputError(f"{name}: its {component} decodes globally (exact); "
+                                 "beam widths apply to transition-based decoding")
+            return {component: {"decoding": "beam", "beam_width": width}}
+        if factory == "beam_parser":
+            return {component: {"beam_width": width}}
+        if factory == "parser":
+            raise InputError(f"{name}: spaCy's greedy parser has no beam; train a "
+                             "beam_parser (workflow: spacy_parser+beam)")
+    raise InputError(f"{name} has no nonmono_parser or beam_parser component "
+                     f"(components: {', '.join(nlp.pipe_names) or 'none'})")
+
+
+def run(args) -> int:
+    from ..evaluation import evaluate_sentences, read_gold
+    from ..evaluation.speed import count_words
+
+    check_output_paths({"--json": args.json}, inputs=[args.gold])
+    widths = parse_widths(args.widths)
+    sentences, _ = read_gold(args.gold)
+    words = count_words(sentences)
+    # Every pipeline checked before any parse: a wrong one costs no waiting.
+    overrides = {}
+    for name in args.pipelines:
+        nlp = load_pipeline(name)
+        overrides[name] = {w: width_override(nlp, name, w) for w in widths}
+    results = {}
+    for name in args.pipelines:
+        results[name] = {}
+        for width in widths:
+            nlp = load_pipeline_with(name, overrides[name][width])
+            start = time.perf_counter()
+            scores = evaluate_sentences(nlp, sentences).to_dict()
+            seconds = time.perf_counter() - start
+            results[name][width] = {
+                "las": scores["las"], "uas": scores["uas"],
+                "las_nonprojective": scores["nonprojective"]["las"],
+                "las_31_plus": scores["by_sentence_length"]["31+"]["las"],
+                "words_per_second": words / seconds}
+            print(f"{name} width {width}: LAS {scores['las']:.2f}, "
+                  f"{words / seconds:,.0f} words/s", flush=True)
+    if args.json:
+        args.json.write_text(json.dumps({"gold": str(args.gold), "words": words,
+                                         "results": results}, indent=2))
+    print()
+    print(widths_table(results, widths))
+    return 0
+
+
+def load_pipeline_with(name: str, components: dict):
+    import spacy
+
+    try:
+        return spacy.load(name, config={"components": components})
+    except (OSError, ValueError) as e:
+        raise InputError(f"cannot load pipeline {name} with {components}: {str(e).strip()}") from None
+
+
+def widths_table(results: dict, widths) -> str:
+    """One row per pipeline and width: LAS, LAS on non-projective sentences
+    and on sentences of 31+ words, words/s; differences to width 1 (or the
+    first width)."""
+    lines = ["| pipeline | width | LAS | Δ LAS | LAS non-proj. | LAS 31+ words | words/s | speed |",
+             "|---|---:|---:|---:|---:|---:|---:|---:|"]
+    for name, by_width in results.items():
+        first = by_width[widths[0]]
+        for width in widths:
+            r = by_width[width]
+            lines.append(
+                f"| {name} | {width} | {r['las']:.2f} | {r['las'] - first['las']:+.2f} "
+                f"| {r['las_nonprojective']:.2f} | {r['las_31_plus']:.2f} "
+                f"| {r['words_per_second']:,.0f} "
+                f"| {r['words_per_second'] / first['words_per_second']:.2f}x |")
+    return "\n".join(lines)
