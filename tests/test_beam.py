@@ -25,7 +25,7 @@ from conftest import make_global_nlp, make_nlp, random_heads, sample_docs, train
 from spacy_nonmono.cli import main
 from spacy_nonmono.decoders.beam_search import BeamBatch
 from spacy_nonmono.decoders.state_batch import StateBatch
-from spacy_nonmono.cli.beam_widths import width_override
+from spacy_nonmono.cli.beam_widths import beam_component
 from spacy_nonmono.cli.common import InputError
 from spacy_nonmono.evaluation import evaluate_pipeline
 from spacy_nonmono.models.scoring import HostWeights, score_states
@@ -192,19 +192,18 @@ def test_bad_beam_settings_are_clear_errors():
             make_nlp(decoding="beam", **settings)
 
 
-def test_beam_widths_overrides():
-    """What `beam-widths` sets at load time, and the pipelines it refuses."""
-    assert width_override(make_nlp(), "p", 4) == {
-        "nonmono_parser": {"decoding": "beam", "beam_width": 4}}
+def test_beam_widths_components():
+    """The parsers `beam-widths` sets a width on, and those it refuses."""
+    assert beam_component(make_nlp(), "p") == ("nonmono_parser", "nonmono_parser")
     spacy_beam = spacy.blank("en")
     spacy_beam.add_pipe("beam_parser", name="parser")
-    assert width_override(spacy_beam, "p", 4) == {"parser": {"beam_width": 4}}
+    assert beam_component(spacy_beam, "p") == ("parser", "beam_parser")
     spacy_greedy = spacy.blank("en")
     spacy_greedy.add_pipe("parser")
     with pytest.raises(InputError, match="greedy parser has no beam"):
-        width_override(spacy_greedy, "p", 4)
+        beam_component(spacy_greedy, "p")
     with pytest.raises(InputError, match="decodes globally"):
-        width_override(make_global_nlp("mh4"), "p", 4)
+        beam_component(make_global_nlp("mh4"), "p")
 
 
 @pytest.fixture(scope="module")

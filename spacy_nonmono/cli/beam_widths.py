@@ -13,6 +13,7 @@ model.
 import json
 import time
 from pathlib import Path
+from typing import Tuple
 
 from .common import HelpFormatter, InputError, check_output_paths, load_pipeline
 
@@ -42,22 +43,42 @@ def parse_widths(text: str):
     return widths
 
 
-def width_override(nlp, name: str, width: int) -> dict:
-    """The spacy.load config that parses `name`'s pipeline with this width."""
+def beam_component(nlp, name: str) -> Tuple[str, str]:
+    """The component that parses with a beam and its factory
+    ("nonmono_parser" or "beam_parser")."""
     for component in nlp.pipe_names:
         factory = nlp.get_pipe_meta(component).factory
         if factory == "nonmono_parser":
             if nlp.get_pipe_config(component).get("decoding") == "global":
                 raise InputError(f"{name}: its {component} decodes globally (exact); "
                                  "beam widths apply to transition-based decoding")
-            return {component: {"decoding": "beam", "beam_width": width}}
+            return component, factory
         if factory == "beam_parser":
-            return {component: {"beam_width": width}}
+            return component, factory
         if factory == "parser":
             raise InputError(f"{name}: spaCy's greedy parser has no beam; train a "
                              "beam_parser (workflow: spacy_parser+beam)")
     raise InputError(f"{name} has no nonmono_parser or beam_parser component "
                      f"(components: {', '.join(nlp.pipe_names) or 'none'})")
+
+
+def load_with_width(name: str, component: str, factory: str, width: int):
+    """The pipeline parsing with this beam width. Ours takes it as a load-time
+    override; spaCy's beam_parser reads the width from its cfg at parse time,
+    and its saved cfg replaces load-time settings, so it is set after loading."""
+    import spacy
+
+    overrides = {component: {"decoding": "beam", "beam_width": width}} \
+        if factory == "nonmono_parser" else {}
+    try:
+        nlp = spacy.load(name, config={"components": overrides})
+    except (OSError, ValueError) as e:
+        raise InputError(f"cannot load pipeline {name}: {str(e).strip()}") from None
+    parser = nlp.get_pipe(component)
+    if factory == "beam_parser":
+        parser.cfg["beam_width"] = width
+    assert parser.cfg["beam_width"] == width, (name, parser.cfg)
+    return nlp
 
 
 def run(args) -> int:
@@ -69,15 +90,12 @@ def run(args) -> int:
     sentences, _ = read_gold(args.gold)
     words = count_words(sentences)
     # Every pipeline checked before any parse: a wrong one costs no waiting.
-    overrides = {}
-    for name in args.pipelines:
-        nlp = load_pipeline(name)
-        overrides[name] = {w: width_override(nlp, name, w) for w in widths}
+    components = {name: beam_component(load_pipeline(name), name) for name in args.pipelines}
     results = {}
     for name in args.pipelines:
         results[name] = {}
         for width in widths:
-            nlp = load_pipeline_with(name, overrides[name][width])
+            nlp = load_with_width(name, *components[name], width)
             start = time.perf_counter()
             scores = evaluate_sentences(nlp, sentences).to_dict()
             seconds = time.perf_counter() - start
@@ -94,15 +112,6 @@ def run(args) -> int:
     print()
     print(widths_table(results, widths))
     return 0
-
-
-def load_pipeline_with(name: str, components: dict):
-    import spacy
-
-    try:
-        return spacy.load(name, config={"components": components})
-    except (OSError, ValueError) as e:
-        raise InputError(f"cannot load pipeline {name} with {components}: {str(e).strip()}") from None
 
 
 def widths_table(results: dict, widths) -> str:
