@@ -103,6 +103,8 @@ def run(args) -> int:
                 "las": scores["las"], "uas": scores["uas"],
                 "las_nonprojective": scores["nonprojective"]["las"],
                 "las_31_plus": scores["by_sentence_length"]["31+"]["las"],
+                "las_by_sentence_length": {bucket: c["las"] for bucket, c
+                                           in scores["by_sentence_length"].items()},
                 "words_per_second": words / seconds}
             print(f"{name} width {width}: LAS {scores['las']:.2f}, "
                   f"{words / seconds:,.0f} words/s", flush=True)
