@@ -311,7 +311,7 @@ def test_sentence_length_table():
     header, _, greedy, beam = sentence_length_table(results, ["tb"], ["old", "greedy", "beam"]).splitlines()
     assert header.startswith("| treebank | system | seeds | LAS 1-10 words (Δ paired) |")
     assert greedy.startswith("| tb | greedy | 2 | 61.00 ± 1.41 (10 words) | 60.00 ± 1.41 (20 words) |")
-    assert beam.startswith("| tb | beam | 2 | 62.00 ± 1.41 (+1.00 ± 0.00 (better)) |")
+    assert beam.startswith("| tb | beam | 2 | 62.00 ± 1.41; Δ +1.00 ± 0.00, better |")
 
 
 def test_comparison_over_seeds():

@@ -189,8 +189,8 @@ def sentence_length_table(results: Results, treebanks: List[str], systems: List[
                          if run["seed"] in reference]
                 if system != present[0] and diffs:
                     mean, sd = mean_sd(diffs)
-                    cell += " (" + _paired_cell({"mean": mean, "sd": sd,
-                                                 "verdict": verdict(mean, sd, len(diffs))}) + ")"
+                    spread = "" if sd is None else f" ± {sd:.2f}"
+                    cell += f"; Δ {mean:+.2f}{spread}, {verdict(mean, sd, len(diffs))}"
                 elif system == present[0]:
                     cell += f" ({words[bucket]['words']:,} words)"
                 cells.append(cell)
