@@ -215,7 +215,13 @@ def test_workflow_evaluate_and_compare(tiny_pipeline, tmp_path):
         "covington", [gold_tree(s) for s in read_conllu(TEST_CONLLU)])
     assert json.loads((root / "metrics" / "sample" / "static_oracle.json").read_text()) == {
         "covington": pytest.approx(static)}
-    [row] = [line for line in out.splitlines() if line.startswith("| sample |")]
+    table = (root / "results" / "comparison.md").read_text()
+    [row] = [line for line in table.splitlines() if line.startswith("| sample |")]
+    assert row in out
+    # Scores of this evaluator have sentence lengths: their table is written too.
+    [length_row] = [line for line in (root / "results" / "by_sentence_length.md").read_text().splitlines()
+                    if line.startswith("| sample |")]
+    assert length_row.startswith("| sample | covington | 2 |")
     # Both seeds are the same pipeline: no spread.
     assert row.endswith(f"| {per_word:.2f} ± 0.00 | {per_word / static:.2f}x ± 0.00x |")
 
