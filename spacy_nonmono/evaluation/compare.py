@@ -84,14 +84,27 @@ def summarize(results: Results, treebanks: List[str], systems: List[str],
                           if run.get(key) and reference.get(run["seed"], {}).get(key)]
                 entry[ratio_key] = mean_sd(ratios) if ratios else None
             for name, get in PAIRED:
-                diffs = [get(run) - get(reference[run["seed"]]) for run in runs
-                         if run["seed"] in reference]
-                if diffs and system != present[0]:
-                    mean, sd = mean_sd(diffs)
-                    entry[f"paired {name}"] = {"per_seed": diffs, "mean": mean, "sd": sd,
-                                               "verdict": verdict(mean, sd, len(diffs))}
+                paired = _paired(runs, reference, get)
+                if paired and system != present[0]:
+                    entry[f"paired {name}"] = paired
             summary[(tb, system)] = entry
     return summary
+
+
+def _paired(runs: List[dict], reference: Dict[int, dict], get) -> Optional[dict]:
+    """The difference get(run) - get(reference run of the same seed), seed by
+    seed: per seed, mean, sd and verdict; None without a common seed."""
+    diffs = [get(run) - get(reference[run["seed"]]) for run in runs if run["seed"] in reference]
+    if not diffs:
+        return None
+    mean, sd = mean_sd(diffs)
+    return {"per_seed": diffs, "mean": mean, "sd": sd, "verdict": verdict(mean, sd, len(diffs))}
+
+
+def _scored(results: Results, tb: str, system: str, get) -> bool:
+    """Whether every run of (tb, system) has the test scores get reads (not None)."""
+    runs = results.get((tb, system))
+    return bool(runs) and all(get(run["test"]) is not None for run in runs)
 
 
 def _cell(stat, fmt="{:.2f}", suffix="") -> str:
@@ -166,8 +179,7 @@ def sentence_length_table(results: Results, treebanks: List[str], systems: List[
         return lambda run: run["test"]["by_sentence_length"][bucket]["las"]
 
     def scored(tb: str, system: str) -> bool:
-        runs = results.get((tb, system))
-        return bool(runs) and all("by_sentence_length" in run["test"] for run in runs)
+        return _scored(results, tb, system, lambda test: test.get("by_sentence_length"))
 
     buckets = [name for name, _, _ in SENTENCE_LENGTH_BUCKETS]
     lines = ["| treebank | system | seeds | " + " | ".join(
@@ -178,19 +190,17 @@ def sentence_length_table(results: Results, treebanks: List[str], systems: List[
         if not present:
             continue
         reference = {run["seed"]: run for run in results[(tb, present[0])]}
-        words = reference[next(iter(reference))]["test"]["by_sentence_length"]
+        words = results[(tb, present[0])][0]["test"]["by_sentence_length"]
         for system in present:
             runs = results[(tb, system)]
             cells = []
             for bucket in buckets:
                 get = las(bucket)
                 cell = _cell(mean_sd([get(run) for run in runs]))
-                diffs = [get(run) - get(reference[run["seed"]]) for run in runs
-                         if run["seed"] in reference]
-                if system != present[0] and diffs:
-                    mean, sd = mean_sd(diffs)
-                    spread = "" if sd is None else f" ± {sd:.2f}"
-                    cell += f"; Δ {mean:+.2f}{spread}, {verdict(mean, sd, len(diffs))}"
+                paired = _paired(runs, reference, get)
+                if system != present[0] and paired:
+                    spread = "" if paired["sd"] is None else f" ± {paired['sd']:.2f}"
+                    cell += f"; Δ {paired['mean']:+.2f}{spread}, {paired['verdict']}"
                 elif system == present[0]:
                     cell += f" ({words[bucket]['words']:,} words)"
                 cells.append(cell)
@@ -238,8 +248,7 @@ def write_plots(results: Results, treebanks: List[str], systems: List[str],
     written = []
     for filename, (title, groups, values) in panels.items():
         def scored(tb: str, system: str) -> bool:
-            runs = results.get((tb, system))
-            return bool(runs) and all(values(run["test"]) is not None for run in runs)
+            return _scored(results, tb, system, values)
 
         if not any(scored(tb, s) for tb in treebanks for s in systems):
             continue
