@@ -453,15 +453,19 @@ def test_workflow_system_names():
         key + "system": "swap_stay_eager", key + "decoding": '"beam"'}
     assert training_config("spacy_parser+beam") == ("spacy_parser.cfg",
                                                     {"components.parser.factory": "beam_parser"})
+    assert training_config("swap_stay_eager+beam+beam_every")[1] == {
+        key + "system": "swap_stay_eager", key + "decoding": '"beam"',
+        key + "beam_update_prob": "1.0"}
     # A variant that repeats a default trains the default: "covington+scan75"
     # is "covington", "covington_nm+replace75" is "covington_nm".
     for name, system in (("covington+scan75", "covington"),
                          ("covington_nm+replace75", "covington_nm")):
         default = get_system(system)(labels=["a"]).options
         assert all(default[k] == v for k, v in options(name).items())
-    # Every variant is taken by some system.
+    # Every variant is taken by some system (+beam_every after +beam).
     for variant in VARIANTS:
-        assert any(_parses(f"{system}+{variant}") for system in systems.get_all()), variant
+        assert any(_parses(f"{system}+{variant}") or _parses(f"{system}+beam+{variant}")
+                   for system in systems.get_all()), variant
 
 
 def _parses(name):
@@ -498,6 +502,7 @@ def _parses(name):
     ("spacy_parser+bilstm+beam", "spacy_parser takes no variant but spacy_parser+bilstm and "
                                  "spacy_parser+beam"),
     ("mst+beam", "'mst' is decoded globally only"),
+    ("swap_stay_eager+beam_every", "+beam_every sets how the beam trains: add +beam first"),
     ("arc_eager+scan0", "System 'arc_eager' takes no option 'scan_explore_prob'"),
     ("covington+proj_optimal", "builds non-projective trees: projectivize must be 'none'"),
     ("arc_standard-optimal_step", "'optimal_step' is arc_standard's default oracle"),

@@ -84,9 +84,12 @@ VARIANTS: Dict[str, Dict[str, object]] = {
     # 0.0001, half the updates beam updates). spacy_parser+beam is spaCy's
     # beam_parser with the same settings.
     "beam": {"decoding": "beam"},
+    # After +beam: every training batch a beam update (the default mixes half
+    # greedy updates in, as spaCy's beam_parser does).
+    "beam_every": {"beam_update_prob": 1.0},
 }
 # Settings of the component (not system options) that variants may set.
-COMPONENT_SETTINGS = ("follow_oracle_prob", "decoding", "projectivize")
+COMPONENT_SETTINGS = ("follow_oracle_prob", "decoding", "projectivize", "beam_update_prob")
 # Variants that change the model: "bilstm" puts the global model's BiLSTM on
 # the tok2vec of a greedy parser (ours or spaCy's), so that comparisons keep
 # one encoder; "two" scores the charts' reduce transitions from {s0, b0}.
@@ -491,6 +494,8 @@ def parse_system(name: str) -> SystemSpec:
         raise wrong("+two is a feature set of the global model: add +global first")
     if "bilstm" in model and decoding == "global":
         raise wrong("+global's model has its BiLSTM already")
+    if "beam_update_prob" in settings and decoding != "beam":
+        raise wrong("+beam_every sets how the beam trains: add +beam first")
     options = {k: v for k, v in settings.items() if k not in COMPONENT_SETTINGS}
     decoder = get_decoder(decoding)()
     try:
