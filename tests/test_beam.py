@@ -187,7 +187,8 @@ def test_bad_beam_settings_are_clear_errors():
     for settings, message in (({"beam_width": 0}, "beam_width"),
                               ({"beam_width": 2.5}, "beam_width"),
                               ({"beam_density": 1.0}, "beam_density"),
-                              ({"beam_update_prob": 1.5}, "beam_update_prob")):
+                              ({"beam_update_prob": 1.5}, "beam_update_prob"),
+                              ({"beam_update": "late"}, "beam_update must be one of")):
         with pytest.raises(ValueError, match=message):
             make_nlp(decoding="beam", **settings)
 
@@ -266,10 +267,8 @@ def test_beam_training_learns_round_trips_and_switches_decoders(train_examples, 
         gold).to_dict()["las"])
 
 
-def beam_loss(system, heads, labels, table, weights, width):
-    """The max-violation loss of one sentence, its d_scores summed over rows
-    (the gradient with respect to the output bias), and what the loss's
-    shape depends on (violation step, histories at it)."""
+def beam_histories(system, heads, labels, table, weights, width, early=False):
+    """One sentence's predicted and gold beams run to the end, recorded."""
     from spacy_nonmono.decoders.beam import BeamHistories
 
     n = len(heads)
@@ -277,7 +276,7 @@ def beam_loss(system, heads, labels, table, weights, width):
     system.reseed_oracle(3)
     beams = (BeamBatch(system, [n], [1], 0, width, 0.0, **gold),
              BeamBatch(system, [n], [1], 0, width, 0.0, gold_only=True, **gold))
-    history = BeamHistories(1, width, system.n_moves)
+    history = BeamHistories(1, width, system.n_moves, early=early)
     while not all(beam.is_done for beam in beams):
         live = [beam.live() for beam in beams]
         scores = score_states(weights, table, numpy.concatenate(
@@ -286,6 +285,14 @@ def beam_loss(system, heads, labels, table, weights, width):
         beams[0].advance(*live[0], numpy.ascontiguousarray(scores[:n_pred]))
         beams[1].advance(*live[1], numpy.ascontiguousarray(scores[n_pred:]))
         history.record(beams, live, (0, n_pred), len(scores))
+    return history
+
+
+def beam_loss(system, heads, labels, table, weights, width, early=False):
+    """The beam update's loss of one sentence (max-violation or early), its
+    d_scores summed over rows (the gradient with respect to the output bias),
+    and what the loss's shape depends on (violation step, histories at it)."""
+    history = beam_histories(system, heads, labels, table, weights, width, early)
     d_scores, loss = history.gradient()
     step = int(history.violation_step[0])
     shape = (step, tuple(tuple(s["key"].tolist()) for s, _ in history.steps[step][1])
@@ -293,9 +300,10 @@ def beam_loss(system, heads, labels, table, weights, width):
     return loss, sum(d.sum(axis=0) for d in d_scores), shape
 
 
+@pytest.mark.parametrize("early", [False, True], ids=["max_violation", "early"])
 @pytest.mark.parametrize("name", ["arc_eager_unshift", "covington_nm", "swap_stay_eager",
                                   "arc_standard"])
-def test_max_violation_gradient_matches_finite_differences(name):
+def test_beam_update_gradient_matches_finite_differences(name, early):
     """d loss / d (output bias) from the backtracked histories equals central
     differences, wherever a small change leaves the violation step and the
     beams' histories as they were (the loss is piecewise smooth)."""
@@ -311,7 +319,7 @@ def test_max_violation_gradient_matches_finite_differences(name):
         hidden_b = rng.standard_normal((NH, NP))
         W, b = rng.standard_normal((system.n_moves, NH)), rng.standard_normal(system.n_moves)
         weights = HostWeights(hidden_b, W, b, system.n_context)
-        loss, grad, shape = beam_loss(system, heads, labels, table, weights, 3)
+        loss, grad, shape = beam_loss(system, heads, labels, table, weights, 3, early)
         if shape is None:
             continue
         eps = 1e-3
@@ -321,9 +329,35 @@ def test_max_violation_gradient_matches_finite_differences(name):
                 bias = b.copy()
                 bias[m] += sign * eps
                 moved = HostWeights(hidden_b, W, bias, system.n_context)
-                values.append(beam_loss(system, heads, labels, table, moved, 3))
+                values.append(beam_loss(system, heads, labels, table, moved, 3, early))
             if values[0][2] != shape or values[1][2] != shape:
                 continue
             assert (values[0][0] - values[1][0]) / (2 * eps) == pytest.approx(grad[m], abs=1e-2)
             checked += 1
     assert checked >= 5
+
+
+@pytest.mark.parametrize("name", ["arc_eager_unshift", "covington_nm", "swap_stay_eager"])
+def test_early_update_is_the_first_step_without_a_gold_history(name):
+    """The early update's step is the first at which no predicted history is
+    as good as the best gold one (and none when a gold history survives to
+    the end). That step is a violation too, so the max-violation update is
+    made whenever the early one is."""
+    system = get_system(name)(labels=["a", "b"])
+    rng = numpy.random.default_rng(5)
+    pyrng = random.Random(5)
+    updates = 0
+    for _ in range(12):
+        n = pyrng.randint(3, 8)
+        heads = random_heads(pyrng, n, projective=system.projective)
+        labels = [-1 if h == 0 else pyrng.randrange(2) for h in heads]
+        table, weights = random_model(system, n, rng)
+        early = beam_histories(system, heads, labels, table, weights, 2, early=True)
+        lost = [snapshots[0][0]["loss"].min() > snapshots[1][0]["loss"].min()
+                for _, snapshots in early.steps]
+        expected = lost.index(True) if any(lost) else -1
+        assert int(early.violation_step[0]) == expected
+        latest = beam_histories(system, heads, labels, table, weights, 2)
+        assert (int(latest.violation_step[0]) >= 0) == (expected >= 0)
+        updates += expected >= 0
+    assert updates >= 6

@@ -456,6 +456,9 @@ def test_workflow_system_names():
     assert training_config("swap_stay_eager+beam+beam_every")[1] == {
         key + "system": "swap_stay_eager", key + "decoding": '"beam"',
         key + "beam_update_prob": "1.0"}
+    assert training_config("covington_nm+beam+early")[1] == {
+        key + "system": "covington_nm", key + "decoding": '"beam"',
+        key + "beam_update": '"early"'}
     # A variant that repeats a default trains the default: "covington+scan75"
     # is "covington", "covington_nm+replace75" is "covington_nm".
     for name, system in (("covington+scan75", "covington"),
@@ -503,6 +506,7 @@ def _parses(name):
                                  "spacy_parser+beam"),
     ("mst+beam", "'mst' is decoded globally only"),
     ("swap_stay_eager+beam_every", "+beam_every sets how the beam trains: add +beam first"),
+    ("covington_nm+early", "+early sets how the beam trains: add +beam first"),
     ("arc_eager+scan0", "System 'arc_eager' takes no option 'scan_explore_prob'"),
     ("covington+proj_optimal", "builds non-projective trees: projectivize must be 'none'"),
     ("arc_standard-optimal_step", "'optimal_step' is arc_standard's default oracle"),

@@ -87,9 +87,13 @@ VARIANTS: Dict[str, Dict[str, object]] = {
     # After +beam: every training batch a beam update (the default mixes half
     # greedy updates in, as spaCy's beam_parser does).
     "beam_every": {"beam_update_prob": 1.0},
+    # After +beam: the beam update at the first step the gold histories fall
+    # out of the beam (early update) instead of at the maximum violation.
+    "early": {"beam_update": "early"},
 }
 # Settings of the component (not system options) that variants may set.
-COMPONENT_SETTINGS = ("follow_oracle_prob", "decoding", "projectivize", "beam_update_prob")
+COMPONENT_SETTINGS = ("follow_oracle_prob", "decoding", "projectivize", "beam_update_prob",
+                      "beam_update")
 # Variants that change the model: "bilstm" puts the global model's BiLSTM on
 # the tok2vec of a greedy parser (ours or spaCy's), so that comparisons keep
 # one encoder; "two" scores the charts' reduce transitions from {s0, b0}.
@@ -494,8 +498,10 @@ def parse_system(name: str) -> SystemSpec:
         raise wrong("+two is a feature set of the global model: add +global first")
     if "bilstm" in model and decoding == "global":
         raise wrong("+global's model has its BiLSTM already")
-    if "beam_update_prob" in settings and decoding != "beam":
-        raise wrong("+beam_every sets how the beam trains: add +beam first")
+    beam_training = [v for v in variants
+                     if {"beam_update_prob", "beam_update"} & set(VARIANTS.get(v, ()))]
+    if beam_training and decoding != "beam":
+        raise wrong(f"+{beam_training[0]} sets how the beam trains: add +beam first")
     options = {k: v for k, v in settings.items() if k not in COMPONENT_SETTINGS}
     decoder = get_decoder(decoding)()
     try:

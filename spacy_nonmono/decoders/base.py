@@ -76,7 +76,7 @@ class Decoder:
 
     def configure(self, **settings) -> None:
         """Take the component's decoder settings (beam_width, beam_density,
-        beam_update_prob); a decoder that has none ignores them."""
+        beam_update_prob, beam_update); a decoder that has none ignores them."""
 
     def build_system(self, name: str, labels: Sequence[str], oracle: Optional[str],
                      options: dict):

@@ -9,8 +9,10 @@ system's policy prefers) advance side by side, their entries scored by the
 same step model in one call per step. The update is made at the step of
 maximum violation (Huang et al. 2012), where the best predicted history's
 score most exceeds the best gold history's, among steps where the best
-predicted history has lost more (summed true losses) than the best gold one.
-Its loss is the beam-normalised log-loss there (as spaCy's beam parser, Zhou
+predicted history has lost more (summed true losses) than the best gold one;
+or, with `beam_update = "early"` (Collins and Roark 2004), at the first step
+where every predicted history has lost more than the best gold one (the gold
+histories have fallen out of the predicted beam). Its loss is the beam-normalised log-loss there (as spaCy's beam parser, Zhou
 et al. 2015): -log of the probability mass of the gold histories under a
 softmax over the gold beam and the predicted beam's histories (a predicted
 history no lossier than the best gold one counts as gold). A history's score
@@ -30,9 +32,11 @@ from .greedy import GreedyDecoder
 DEFAULT_WIDTH = 8
 DEFAULT_DENSITY = 0.0001
 DEFAULT_UPDATE_PROB = 0.5
+UPDATES = ("max_violation", "early")    # the step a beam update is made at
+DEFAULT_UPDATE = "max_violation"
 
 
-def check_beam_settings(width, density, update_prob) -> None:
+def check_beam_settings(width, density, update_prob, update=DEFAULT_UPDATE) -> None:
     """ValueError for a setting out of range (the component checks them for
     every decoder, so a bad config fails at once)."""
     if isinstance(width, bool) or not isinstance(width, int) or width < 1:
@@ -41,6 +45,9 @@ def check_beam_settings(width, density, update_prob) -> None:
         raise ValueError(f"beam_density must be in [0, 1), got {density!r}.")
     if not isinstance(update_prob, (int, float)) or not 0.0 <= update_prob <= 1.0:
         raise ValueError(f"beam_update_prob must be in [0, 1], got {update_prob!r}.")
+    if update not in UPDATES:
+        raise ValueError(f"beam_update must be one of {', '.join(map(repr, UPDATES))}, "
+                         f"got {update!r}.")
 
 
 class BeamDecoder(GreedyDecoder):
@@ -53,12 +60,15 @@ class BeamDecoder(GreedyDecoder):
         self.width = DEFAULT_WIDTH
         self.density = DEFAULT_DENSITY
         self.update_prob = DEFAULT_UPDATE_PROB
+        self.update_step = DEFAULT_UPDATE
 
-    def configure(self, *, beam_width: int, beam_density: float, beam_update_prob: float):
-        check_beam_settings(beam_width, beam_density, beam_update_prob)
+    def configure(self, *, beam_width: int, beam_density: float, beam_update_prob: float,
+                  beam_update: str = DEFAULT_UPDATE):
+        check_beam_settings(beam_width, beam_density, beam_update_prob, beam_update)
         self.width = int(beam_width)
         self.density = float(beam_density)
         self.update_prob = float(beam_update_prob)
+        self.update_step = beam_update
 
     def parse_batch(self, system, lengths, offsets, root_row):
         return BeamBatch(system, lengths, offsets, root_row, self.width, self.density)
@@ -78,7 +88,8 @@ class BeamDecoder(GreedyDecoder):
                           **gold)
         table, backprop_table = model.begin_update(docs)
         step = StepUpdate(model.get_ref("step"), table)
-        history = BeamHistories(len(spans), self.width, system.n_moves)
+        history = BeamHistories(len(spans), self.width, system.n_moves,
+                                early=self.update_step == "early")
         beams = (pred, gbeam)
         while not (pred.is_done and gbeam.is_done):
             live = [beam.live() for beam in beams]
@@ -104,10 +115,12 @@ class BeamHistories:
     predicted beam is beam 0, the gold beam beam 1): per step, each beam's
     snapshot (BeamBatch.snapshot: every entry's parent and move) and the row
     of the step's scores each scored entry had; per sentence, the step of
-    maximum violation so far."""
+    maximum violation so far (early: the first step without a gold history in
+    the predicted beam)."""
 
-    def __init__(self, n_sentences: int, width: int, n_moves: int):
+    def __init__(self, n_sentences: int, width: int, n_moves: int, early: bool = False):
         self.n_sentences = n_sentences
+        self.early = early
         self.width = width
         self.n_moves = n_moves
         self.steps = []          # per step: (rows scored, [(snapshot, rowmap) per beam])
@@ -125,7 +138,13 @@ class BeamHistories:
         pred, gold = snapshots[0][0], snapshots[1][0]
         p_best, g_best = pred["first"][:-1], gold["first"][:-1]
         delta = pred["score"][p_best] - gold["score"][g_best]
-        violated = (pred["loss"][p_best] > gold["loss"][g_best]) & (delta > self.best_delta)
+        if self.early:
+            # Every beam holds at least one entry, so each segment is non-empty.
+            least_pred = numpy.minimum.reduceat(pred["loss"], p_best)
+            least_gold = numpy.minimum.reduceat(gold["loss"], g_best)
+            violated = (least_pred > least_gold) & (self.violation_step < 0)
+        else:
+            violated = (pred["loss"][p_best] > gold["loss"][g_best]) & (delta > self.best_delta)
         self.best_delta[violated] = delta[violated]
         self.violation_step[violated] = step
 

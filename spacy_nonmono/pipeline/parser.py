@@ -17,8 +17,8 @@ from spacy.vocab import Vocab
 from thinc.api import Config, Model, set_dropout_rate
 
 from ..decoders.base import GoldTree
-from ..decoders.beam import (DEFAULT_DENSITY, DEFAULT_UPDATE_PROB, DEFAULT_WIDTH,
-                             check_beam_settings)
+from ..decoders.beam import (DEFAULT_DENSITY, DEFAULT_UPDATE, DEFAULT_UPDATE_PROB,
+                             DEFAULT_WIDTH, check_beam_settings)
 from ..models.parser_model import DEFAULT_CONFIG, upgrade_model_bytes
 from ..registry import get_decoder
 from .sentences import (ROOT_LABEL, GoldProblems, doc_parses, gold_trees, labelled_gold,
@@ -38,6 +38,7 @@ from .sentences import (ROOT_LABEL, GoldProblems, doc_parses, gold_trees, labell
         "beam_width": DEFAULT_WIDTH,
         "beam_density": DEFAULT_DENSITY,
         "beam_update_prob": DEFAULT_UPDATE_PROB,
+        "beam_update": DEFAULT_UPDATE,
         "projectivize": None,
         "follow_oracle_prob": None,
         "max_sentence_length": 256,
@@ -65,6 +66,7 @@ def make_nonmono_parser(
     beam_width: int,
     beam_density: float,
     beam_update_prob: float,
+    beam_update: str,
     projectivize: Optional[str],
     follow_oracle_prob: Optional[float],
     max_sentence_length: int,
@@ -91,6 +93,10 @@ def make_nonmono_parser(
     beam_update_prob: decoding = "beam": the probability that a training batch
         makes a beam update (max-violation, beam-normalised loss) rather than
         a greedy one, as spaCy's beam_parser.
+    beam_update: decoding = "beam": the step a beam update is made at:
+        "max_violation" (where the best predicted history most outscores the
+        best gold one, as spaCy's beam_parser) or "early" (the first step the
+        gold histories have fallen out of the predicted beam).
     projectivize: how a projective system (the arc-eager family,
         arc_standard, mh3) learns from non-projective gold trees: "pseudo"
         (lift arcs with decorated labels, spaCy's pseudo-projective scheme,
@@ -118,6 +124,7 @@ def make_nonmono_parser(
         beam_width=beam_width,
         beam_density=beam_density,
         beam_update_prob=beam_update_prob,
+        beam_update=beam_update,
         projectivize=projectivize,
         follow_oracle_prob=follow_oracle_prob,
         max_sentence_length=max_sentence_length,
@@ -166,6 +173,7 @@ class NonMonoParser(TrainablePipe):
         beam_width: int = DEFAULT_WIDTH,
         beam_density: float = DEFAULT_DENSITY,
         beam_update_prob: float = DEFAULT_UPDATE_PROB,
+        beam_update: str = DEFAULT_UPDATE,
         projectivize: Optional[str] = None,
         follow_oracle_prob: Optional[float] = None,
         max_sentence_length: int = 256,
@@ -175,7 +183,7 @@ class NonMonoParser(TrainablePipe):
             raise ValueError(f"follow_oracle_prob must be in [0, 1], got {follow_oracle_prob}.")
         if max_sentence_length < 1:
             raise ValueError(f"max_sentence_length must be positive, got {max_sentence_length}.")
-        check_beam_settings(beam_width, beam_density, beam_update_prob)
+        check_beam_settings(beam_width, beam_density, beam_update_prob, beam_update)
         self.vocab = vocab
         self.model = model
         self.name = name
@@ -188,6 +196,7 @@ class NonMonoParser(TrainablePipe):
             "beam_width": beam_width,
             "beam_density": beam_density,
             "beam_update_prob": beam_update_prob,
+            "beam_update": beam_update,
             "projectivize": projectivize,
             "follow_oracle_prob": follow_oracle_prob,
             "max_sentence_length": max_sentence_length,
@@ -196,7 +205,7 @@ class NonMonoParser(TrainablePipe):
         self.gold_problems = GoldProblems()
         self.decoder = get_decoder(decoding)()
         self.decoder.configure(beam_width=beam_width, beam_density=beam_density,
-                               beam_update_prob=beam_update_prob)
+                               beam_update_prob=beam_update_prob, beam_update=beam_update)
         # Exploration (follow_oracle_prob); reseeded from numpy's global
         # generator in `initialize`, which `spacy train` seeds from [system] seed.
         self._rng = numpy.random.default_rng(0)
