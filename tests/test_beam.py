@@ -57,6 +57,14 @@ def random_model(system, n, rng, scale=1.0):
     return table, weights
 
 
+def random_gold(system, pyrng, shortest, longest):
+    """A random gold tree the system can learn from (projective for a
+    projective system): heads, and labels of two (-1 on the root's word)."""
+    n = pyrng.randint(shortest, longest)
+    heads = random_heads(pyrng, n, projective=system.projective)
+    return heads, [-1 if h == 0 else pyrng.randrange(2) for h in heads]
+
+
 def beam_parse(system, lengths, table, weights, width, density=0.0):
     offsets = list(numpy.cumsum([0] + list(lengths[:-1])))
     batch = BeamBatch(system, lengths, offsets, sum(lengths), width, density)
@@ -166,9 +174,8 @@ def test_gold_beam_keeps_zero_loss_moves_and_builds_the_gold_tree(name):
     rng = numpy.random.default_rng(5)
     pyrng = random.Random(5)
     for _ in range(10):
-        n = pyrng.randint(2, 9)
-        heads = random_heads(pyrng, n, projective=system.projective)
-        labels = [-1 if h == 0 else pyrng.randrange(2) for h in heads]
+        heads, labels = random_gold(system, pyrng, 2, 9)
+        n = len(heads)
         table, weights = random_model(system, n, rng)
         batch = BeamBatch(system, [n], [0], n, 4, gold_heads=[heads], gold_labels=[labels],
                           gold_only=True)
@@ -312,9 +319,8 @@ def test_beam_update_gradient_matches_finite_differences(name, early):
     pyrng = random.Random(2)
     checked = 0
     for _ in range(6):
-        n = pyrng.randint(4, 8)
-        heads = random_heads(pyrng, n, projective=system.projective)
-        labels = [-1 if h == 0 else pyrng.randrange(2) for h in heads]
+        heads, labels = random_gold(system, pyrng, 4, 8)
+        n = len(heads)
         table, _ = random_model(system, n, rng)
         hidden_b = rng.standard_normal((NH, NP))
         W, b = rng.standard_normal((system.n_moves, NH)), rng.standard_normal(system.n_moves)
@@ -348,9 +354,8 @@ def test_early_update_is_the_first_step_without_a_gold_history(name):
     pyrng = random.Random(5)
     updates = 0
     for _ in range(12):
-        n = pyrng.randint(3, 8)
-        heads = random_heads(pyrng, n, projective=system.projective)
-        labels = [-1 if h == 0 else pyrng.randrange(2) for h in heads]
+        heads, labels = random_gold(system, pyrng, 3, 8)
+        n = len(heads)
         table, weights = random_model(system, n, rng)
         early = beam_histories(system, heads, labels, table, weights, 2, early=True)
         lost = [snapshots[0][0]["loss"].min() > snapshots[1][0]["loss"].min()
