@@ -12,10 +12,11 @@ score most exceeds the best gold history's, among steps where the best
 predicted history has lost more (summed true losses) than the best gold one;
 or, with `beam_update = "early"` (Collins and Roark 2004), at the first step
 where every predicted history has lost more than the best gold one (the gold
-histories have fallen out of the predicted beam). Its loss is the beam-normalised log-loss there (as spaCy's beam parser, Zhou
-et al. 2015): -log of the probability mass of the gold histories under a
-softmax over the gold beam and the predicted beam's histories (a predicted
-history no lossier than the best gold one counts as gold). A history's score
+histories have fallen out of the predicted beam). Its loss is the
+beam-normalised log-loss there (as spaCy's beam parser, Zhou et al. 2015):
+-log of the probability mass of the gold histories under a softmax over the
+gold beam and the predicted beam's histories (a predicted history no lossier
+than the best gold one counts as gold). A history's score
 is the sum of its moves' scores, so each history's gradient, p(h) less its
 share of the gold mass, goes to every move it made. A sentence whose best
 predicted history never loses more than the gold one gives no gradient.
