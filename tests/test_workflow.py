@@ -594,7 +594,8 @@ def test_train_speed_command(tmp_path):
 
 def test_beam_systems_train(tmp_path):
     """The beam names build pipelines that train: spaCy's beam_parser from
-    spacy_parser.cfg, ours with decoding = "beam" (a few steps each)."""
+    spacy_parser.cfg, ours with decoding = "beam" and its training settings
+    (a few steps each)."""
     from spacy.tokens import DocBin
 
     from conftest import sample_docs
@@ -602,6 +603,7 @@ def test_beam_systems_train(tmp_path):
     corpus = tmp_path / "train.spacy"
     DocBin(docs=sample_docs("train", limit=40)).to_disk(corpus)
     out = cli("train-speed", corpus, "--lang", "en", "--systems",
-              "spacy_parser+beam,covington_nm+beam", "--steps", "2", "--batch-size", "4",
-              cwd=tmp_path)
-    assert "| spacy_parser+beam |" in out and "| covington_nm+beam |" in out
+              "spacy_parser+beam,covington_nm+beam,swap_stay_eager+beam+early+beam_every",
+              "--steps", "2", "--batch-size", "4", cwd=tmp_path)
+    for name in ("spacy_parser+beam", "covington_nm+beam", "swap_stay_eager+beam+early+beam_every"):
+        assert f"| {name} |" in out
