@@ -65,6 +65,15 @@ def random_gold(system, pyrng, shortest, longest):
     return heads, [-1 if h == 0 else pyrng.randrange(2) for h in heads]
 
 
+def random_cases(system, seed, count, shortest, longest):
+    """`count` random gold trees, each with a random model for its length:
+    (heads, labels, table, weights)."""
+    rng, pyrng = numpy.random.default_rng(seed), random.Random(seed)
+    for _ in range(count):
+        heads, labels = random_gold(system, pyrng, shortest, longest)
+        yield (heads, labels) + random_model(system, len(heads), rng)
+
+
 def beam_parse(system, lengths, table, weights, width, density=0.0):
     offsets = list(numpy.cumsum([0] + list(lengths[:-1])))
     batch = BeamBatch(system, lengths, offsets, sum(lengths), width, density)
@@ -171,12 +180,8 @@ def test_gold_beam_keeps_zero_loss_moves_and_builds_the_gold_tree(name):
     beam's histories are made of zero-loss moves only (summed loss 0) and end
     in the gold tree (tests/test_losses.py: any zero-loss history does)."""
     system = get_system(name)(labels=["a", "b"])
-    rng = numpy.random.default_rng(5)
-    pyrng = random.Random(5)
-    for _ in range(10):
-        heads, labels = random_gold(system, pyrng, 2, 9)
+    for heads, labels, table, weights in random_cases(system, 5, 10, 2, 9):
         n = len(heads)
-        table, weights = random_model(system, n, rng)
         batch = BeamBatch(system, [n], [0], n, 4, gold_heads=[heads], gold_labels=[labels],
                           gold_only=True)
         while not batch.is_done:
@@ -320,8 +325,7 @@ def test_beam_update_gradient_matches_finite_differences(name, early):
     checked = 0
     for _ in range(6):
         heads, labels = random_gold(system, pyrng, 4, 8)
-        n = len(heads)
-        table, _ = random_model(system, n, rng)
+        table, _ = random_model(system, len(heads), rng)
         hidden_b = rng.standard_normal((NH, NP))
         W, b = rng.standard_normal((system.n_moves, NH)), rng.standard_normal(system.n_moves)
         weights = HostWeights(hidden_b, W, b, system.n_context)
@@ -350,13 +354,8 @@ def test_early_update_is_the_first_step_without_a_gold_history(name):
     the end). That step is a violation too, so the max-violation update is
     made whenever the early one is."""
     system = get_system(name)(labels=["a", "b"])
-    rng = numpy.random.default_rng(5)
-    pyrng = random.Random(5)
     updates = 0
-    for _ in range(12):
-        heads, labels = random_gold(system, pyrng, 3, 8)
-        n = len(heads)
-        table, weights = random_model(system, n, rng)
+    for heads, labels, table, weights in random_cases(system, 5, 12, 3, 8):
         early = beam_histories(system, heads, labels, table, weights, 2, early=True)
         lost = [snapshots[0][0]["loss"].min() > snapshots[1][0]["loss"].min()
                 for _, snapshots in early.steps]

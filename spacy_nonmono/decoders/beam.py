@@ -37,7 +37,7 @@ UPDATES = ("max_violation", "early")    # the step a beam update is made at
 DEFAULT_UPDATE = "max_violation"
 
 
-def check_beam_settings(width, density, update_prob, update=DEFAULT_UPDATE) -> None:
+def check_beam_settings(width, density, update_prob, update) -> None:
     """ValueError for a setting out of range (the component checks them for
     every decoder, so a bad config fails at once)."""
     if isinstance(width, bool) or not isinstance(width, int) or width < 1:
@@ -138,15 +138,15 @@ class BeamHistories:
         self.steps.append((n_rows, snapshots))
         pred, gold = snapshots[0][0], snapshots[1][0]
         p_best, g_best = pred["first"][:-1], gold["first"][:-1]
-        delta = pred["score"][p_best] - gold["score"][g_best]
         if self.early:
             # Every beam holds at least one entry, so each segment is non-empty.
             least_pred = numpy.minimum.reduceat(pred["loss"], p_best)
             least_gold = numpy.minimum.reduceat(gold["loss"], g_best)
             violated = (least_pred > least_gold) & (self.violation_step < 0)
         else:
+            delta = pred["score"][p_best] - gold["score"][g_best]
             violated = (pred["loss"][p_best] > gold["loss"][g_best]) & (delta > self.best_delta)
-        self.best_delta[violated] = delta[violated]
+            self.best_delta[violated] = delta[violated]
         self.violation_step[violated] = step
 
     def gradient(self):

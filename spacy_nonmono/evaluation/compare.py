@@ -114,11 +114,14 @@ def _cell(stat, fmt="{:.2f}", suffix="") -> str:
     return fmt.format(mean) + suffix + ("" if sd is None else " ± " + fmt.format(sd) + suffix)
 
 
-def _paired_cell(paired) -> str:
-    if paired is None:
-        return "ref."
+def _difference(paired) -> str:
+    """A paired difference's mean ± sd (the mean alone for one seed)."""
     sd = "" if paired["sd"] is None else f" ± {paired['sd']:.2f}"
-    return f"{paired['mean']:+.2f}{sd} ({paired['verdict']})"
+    return f"{paired['mean']:+.2f}{sd}"
+
+
+def _paired_cell(paired) -> str:
+    return "ref." if paired is None else f"{_difference(paired)} ({paired['verdict']})"
 
 
 def comparison_table(results: Results, treebanks: List[str], systems: List[str],
@@ -199,8 +202,7 @@ def sentence_length_table(results: Results, treebanks: List[str], systems: List[
                 cell = _cell(mean_sd([get(run) for run in runs]))
                 paired = _paired(runs, reference, get)
                 if system != present[0] and paired:
-                    spread = "" if paired["sd"] is None else f" ± {paired['sd']:.2f}"
-                    cell += f"; Δ {paired['mean']:+.2f}{spread}, {paired['verdict']}"
+                    cell += f"; Δ {_difference(paired)}, {paired['verdict']}"
                 elif system == present[0]:
                     cell += f" ({words[bucket]['words']:,} words)"
                 cells.append(cell)
