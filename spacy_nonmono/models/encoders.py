@@ -53,11 +53,14 @@ differences.
 The architecture is found through the `spacy_architectures` entry point
 (setup.cfg), so configs resolve it without importing this package.
 
-Dropout: `dropout` is the LSTM's weight dropout (as thinc's LSTM does: a mask
-over the weights, not the activations, like AWD-LSTM's DropConnect), applied in
-training only. It is fixed by the config: the `training.dropout` that spaCy
-sets on every layer during `nlp.update` applies to the tok2vec underneath
-(its own dropout layers) but does not change the LSTM's rate.
+Dropout, in training only: `dropout` is the LSTM's weight dropout (as
+thinc's LSTM does: a mask over the weights, not the activations, like
+AWD-LSTM's DropConnect), inside the recurrence; `layer_dropout` drops
+elements of each layer's input (the tok2vec's vectors, then the layer
+below's outputs), between the layers. Both are fixed by the config: the
+`training.dropout` that spaCy sets on every layer during `nlp.update` applies
+to the tok2vec underneath (its own dropout layers) but does not change the
+LSTM's rates.
 """
 from typing import Callable, List, NamedTuple, Optional, Tuple
 
@@ -74,6 +77,7 @@ def BiLSTMEncoder(
     width: int,
     depth: int = 2,
     dropout: float = 0.0,
+    layer_dropout: float = 0.0,
 ) -> Model[List[Doc], List[Floats2d]]:
     """A bidirectional LSTM over the vectors of `tok2vec`.
 
@@ -83,10 +87,10 @@ def BiLSTMEncoder(
         has width // 2 units, so width must be a positive even number.
     depth: the number of stacked bidirectional layers (at least 1).
     dropout: the LSTM's weight dropout in training, in [0, 1).
+    layer_dropout: dropout on each layer's input in training, in [0, 1).
     """
-    _validate(width, depth, dropout)
     t2v_width = tok2vec.get_dim("nO") if tok2vec.has_dim("nO") else None
-    lstm = BiLSTM(width, depth=depth, dropout=dropout, nI=t2v_width)
+    lstm = BiLSTM(width, depth=depth, dropout=dropout, nI=t2v_width, layer_dropout=layer_dropout)
     model = chain(tok2vec, lstm)
     model.set_dim("nO", width)
     model.set_ref("tok2vec", tok2vec)
@@ -95,25 +99,27 @@ def BiLSTMEncoder(
 
 
 def BiLSTM(
-    width: int, depth: int = 2, dropout: float = 0.0, nI: Optional[int] = None
+    width: int, depth: int = 2, dropout: float = 0.0, nI: Optional[int] = None,
+    layer_dropout: float = 0.0,
 ) -> Model[List[Floats2d], List[Floats2d]]:
     """A bidirectional LSTM on a list of (n_i, nI) arrays, one sequence each,
     returning one (n_i, width) array each; empty arrays are allowed. The
     parameters are those of thinc's `LSTM(nO=width, bi=True, depth=depth)`
     (same names, layout and initialization: glorot-uniform weights, zero
-    biases and initial states)."""
-    _validate(width, depth, dropout)
+    biases and initial states); `dropout` and `layer_dropout` as in
+    BiLSTMEncoder."""
+    _validate(width, depth, dropout, layer_dropout)
     return Model(
         "bilstm",
         _bilstm_forward,
         init=_bilstm_init,
         dims={"nO": width, "nI": nI, "depth": depth, "dirs": 2},
         params={"LSTM": None, "HC0": None},
-        attrs={"lstm_dropout": float(dropout)},
+        attrs={"lstm_dropout": float(dropout), "layer_dropout": float(layer_dropout)},
     )
 
 
-def _validate(width, depth, dropout) -> None:
+def _validate(width, depth, dropout, layer_dropout) -> None:
     if isinstance(width, bool) or not isinstance(width, int) or width <= 0 or width % 2:
         raise ValueError(
             f"BiLSTMEncoder: width must be a positive even integer (the forward and "
@@ -121,8 +127,9 @@ def _validate(width, depth, dropout) -> None:
         )
     if isinstance(depth, bool) or not isinstance(depth, int) or depth < 1:
         raise ValueError(f"BiLSTMEncoder: depth must be an integer >= 1; got {depth!r}.")
-    if isinstance(dropout, bool) or not isinstance(dropout, (int, float)) or not 0.0 <= dropout < 1.0:
-        raise ValueError(f"BiLSTMEncoder: dropout must be in [0, 1); got {dropout!r}.")
+    for name, rate in (("dropout", dropout), ("layer_dropout", layer_dropout)):
+        if isinstance(rate, bool) or not isinstance(rate, (int, float)) or not 0.0 <= rate < 1.0:
+            raise ValueError(f"BiLSTMEncoder: {name} must be in [0, 1); got {rate!r}.")
 
 
 def _bilstm_init(model: Model, X: Optional[List[Floats2d]] = None, Y=None) -> None:
@@ -166,7 +173,12 @@ def _bilstm_forward(
         # Dropout over weights (DropConnect), as thinc's LSTM does.
         mask = ops.get_dropout_mask(params.shape, model.attrs["lstm_dropout"])
         params = params * mask
-    H, state = lstm_forward(params, H0, C0, X, steps)
+    masks = None
+    rate = model.attrs.get("layer_dropout", 0.0)
+    if is_train and rate > 0:
+        masks = [ops.get_dropout_mask((X.shape[0], X.shape[1] if i == 0 else nO), rate)
+                 for i in range(H0.shape[0])]
+    H, state = lstm_forward(params, H0, C0, X, steps, masks)
     Y = ops.alloc2f(H.shape[0], nO, zeros=False)
     Y[steps.rows] = H
     for i, Y_i in zip(keep, ops.unflatten(Y, ops.asarray1i(lengths))):
@@ -174,7 +186,7 @@ def _bilstm_forward(
 
     def backprop(dYs: List[Floats2d]) -> List[Floats2d]:
         dH = xp.concatenate([ops.asarray2f(dYs[i]) for i in keep])[steps.rows]
-        dX_packed, d_params = lstm_backward(dH, params, H0, C0, state, steps)
+        dX_packed, d_params = lstm_backward(dH, params, H0, C0, state, steps, masks)
         if mask is not None:
             d_params *= mask
         model.inc_grad("LSTM", d_params)
@@ -282,12 +294,13 @@ def _prev_rows(xp, Z, init, prev: int, n_prev: int, size: int):
     return out
 
 
-def lstm_forward(params: Floats1d, H0, C0, X: Floats2d, steps: _Steps):
+def lstm_forward(params: Floats1d, H0, C0, X: Floats2d, steps: _Steps, masks=None):
     """The LSTM's forward pass on packed data with array operations (any xp,
     any float dtype): what thinc's LSTM computes (its compiled CPU kernel
-    gives the same to float32 precision, at about half the speed). Returns
-    the top layer's output (N, dirs * nO) and the state that `lstm_backward`
-    takes."""
+    gives the same to float32 precision, at about half the speed). `masks`:
+    None, or one dropout mask per layer, multiplied into that layer's input.
+    Returns the top layer's output (N, dirs * nO) and the state that
+    `lstm_backward` takes."""
     xp = _xp(params)
     depth, dirs, nO = H0.shape
     N = X.shape[0]
@@ -297,6 +310,8 @@ def lstm_forward(params: Floats1d, H0, C0, X: Floats2d, steps: _Steps):
     C = xp.zeros((depth, dirs, N, nO), dtype=dtype)
     inputs = X
     for i, d, _, _, Wx, Wh, bias in _layer_params(params, depth, dirs, nO, X.shape[1]):
+        if d == 0 and masks is not None:
+            inputs = inputs * masks[i]
         Gid, Yid, Cid = G[i, d], Y[i, d], C[i, d]
         xp.matmul(inputs, Wx.T, out=Gid)
         Gid += bias
@@ -325,10 +340,11 @@ def lstm_forward(params: Floats1d, H0, C0, X: Floats2d, steps: _Steps):
     return inputs, (Y, G, C, X)
 
 
-def lstm_backward(dH: Floats2d, params: Floats1d, H0, C0, state: Tuple, steps: _Steps):
+def lstm_backward(dH: Floats2d, params: Floats1d, H0, C0, state: Tuple, steps: _Steps,
+                  masks=None):
     """Backpropagate through the LSTM (any xp, any float dtype), from the
-    gradient of the top layer's output (N, dirs * nO) and the state of
-    `lstm_forward`. Returns the gradients of the input (N, nI) and of the
+    gradient of the top layer's output (N, dirs * nO), the state of
+    `lstm_forward` and its dropout masks. Returns the gradients of the input (N, nI) and of the
     parameters, laid out like them (bx and bh each get the gradient of their
     sum). The initial states (HC0) get no gradient, as in thinc: they stay at
     zero."""
@@ -341,6 +357,8 @@ def lstm_backward(dH: Floats2d, params: Floats1d, H0, C0, state: Tuple, steps: _
     d_out = dH
     for i in reversed(range(depth)):
         inputs = X if i == 0 else Y[i - 1].transpose((1, 0, 2)).reshape((N, dirs * nO))
+        if masks is not None:
+            inputs = inputs * masks[i]
         d_inputs = xp.zeros(inputs.shape, dtype=dtype)
         for _, d, offset, n_in, Wx, Wh, _ in (p for p in layers if p[0] == i):
             Gid, Yid, Cid = G[i, d], Y[i, d], C[i, d]
@@ -371,5 +389,39 @@ def lstm_backward(dH: Floats2d, params: Floats1d, H0, C0, state: Tuple, steps: _
             for part in ((d_pre.T @ inputs).ravel(), d_bias, (d_pre.T @ H_prev).ravel(), d_bias):
                 d_params[at : at + part.shape[0]] = part
                 at += part.shape[0]
-        d_out = d_inputs
+        d_out = d_inputs if masks is None else d_inputs * masks[i]
     return d_out, d_params
+
+
+@registry.architectures("spacy_nonmono.ScaleGradient.v1")
+def ScaleGradient(layer: Model, scale: float) -> Model:
+    """`layer` with the gradient it passes back multiplied by `scale`: the
+    weight of a component's loss on a shared encoder (stack propagation). Put
+    it around the `spacy.Tok2VecListener.v1` of a tagger or morphologizer to
+    train the shared tok2vec with, e.g., 0.2 times that tagger's gradient;
+    the tagger's own layers still learn from its whole loss."""
+    if isinstance(scale, bool) or not isinstance(scale, (int, float)) or scale < 0:
+        raise ValueError(f"ScaleGradient: scale must be a number >= 0; got {scale!r}.")
+    model = Model("scale_gradient", _scale_forward, init=_scale_init, layers=[layer],
+                  dims={"nO": None}, attrs={"scale": float(scale)})
+    if layer.has_dim("nO"):
+        model.set_dim("nO", layer.get_dim("nO"))
+    return model
+
+
+def _scale_init(model: Model, X=None, Y=None) -> None:
+    model.layers[0].initialize(X=X, Y=Y)
+    if model.layers[0].has_dim("nO"):
+        model.set_dim("nO", model.layers[0].get_dim("nO"))
+
+
+def _scale_forward(model: Model, X, is_train: bool):
+    Y, backprop_layer = model.layers[0](X, is_train)
+    scale = model.attrs["scale"]
+
+    def backprop(dY):
+        if isinstance(dY, list):
+            return backprop_layer([d * scale for d in dY])
+        return backprop_layer(dY * scale)
+
+    return Y, backprop

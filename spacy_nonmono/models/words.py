@@ -1,0 +1,317 @@
+"""Word representations of the full-strength recipe (Gómez-Rodríguez, Shi &
+Lee 2018, after Kiperwasser & Goldberg 2016): word embeddings over a
+vocabulary built from the training data, and a character BiLSTM whose vector
+stands in for rare, unknown and dropped words.
+
+- `spacy_nonmono.CharEncoder.v1`: word forms -> one vector each. The
+  characters of a form, between a begin and an end marker, are embedded by
+  hashing their code points (thinc's `HashEmbed`: no character inventory to
+  build or save, unseen characters still get vectors), read by a BiLSTM
+  (models/encoders.py), and the last forward and first backward states go
+  through a tanh layer. Each distinct form of a batch is encoded once; every
+  time step is one matrix product over all the batch's forms.
+- `spacy_nonmono.WordEmbed.v1`: docs -> one vector per token, a spaCy
+  tok2vec. Known words (normalised form seen `min_freq` times in training)
+  read a row of an embedding table; the others read the character encoder
+  (or one learned unknown-word vector without one). In training a known word
+  of count c keeps its row with probability c / (c + word_dropout) and reads
+  its characters otherwise (word dropout), and a whole token vector is zeroed
+  with probability `token_dropout` (block dropout; the rest scaled up).
+
+The vocabulary is built before the pipeline is initialized, from the whole
+training corpus, by the `spacy_nonmono.count_words.v1` callback in
+`[initialize.before_init]` (a layer's own initialize only sees a sample of
+ten docs). It is stored in the layer's attrs, so it is saved and loaded (and
+pickled) with the model. A layer initialized without counts builds its
+vocabulary from the docs it is initialized with, and warns.
+
+The dropouts are fixed by the config; `training.dropout` does not change them.
+"""
+import re
+import warnings
+from collections import Counter
+from pathlib import Path
+from typing import Callable, Iterable, List, Optional, Sequence, Tuple, Union
+
+import numpy
+from spacy.language import Language
+from spacy.tokens import Doc
+from spacy.util import registry
+from thinc.api import HashEmbed, Model, glorot_uniform_init, uniform_init
+from thinc.types import Floats2d
+
+from .encoders import BiLSTM
+
+# Hashed ids of the markers around a word's characters: past the last code
+# point, so no character shares them.
+BEGIN, END = 0x110000, 0x110001
+# The name of the word-embedding layer, which the count_words callback looks for.
+WORD_EMBED = "word_embed"
+_DIGIT = re.compile(r"\d")
+
+
+def normalize_form(text: str) -> str:
+    """The vocabulary's key of a word: lowercased, every digit a 0."""
+    return _DIGIT.sub("0", text.lower())
+
+
+# -- characters ---------------------------------------------------------------------
+
+
+@registry.architectures("spacy_nonmono.CharEncoder.v1")
+def CharEncoder(
+    width: int,
+    char_width: int = 64,
+    lstm_width: int = 128,
+    depth: int = 2,
+    rows: int = 2000,
+    dropout: float = 0.0,
+) -> Model[List[str], Floats2d]:
+    """A character BiLSTM word encoder: a list of forms -> (n_forms, width).
+
+    width: the output width (a tanh layer over the BiLSTM's final states).
+    char_width: the width of the character embeddings.
+    lstm_width: the BiLSTM's width, both directions (even).
+    depth: the BiLSTM's layers.
+    rows: rows of the hashed character table.
+    dropout: dropout on the input of each BiLSTM layer, in training.
+    """
+    _check_width("CharEncoder", "width", width)
+    _check_width("CharEncoder", "char_width", char_width)
+    _check_width("CharEncoder", "rows", rows)
+    chars = HashEmbed(char_width, rows, seed=7)
+    lstm = BiLSTM(lstm_width, depth=depth, nI=char_width, layer_dropout=dropout)
+    return Model(
+        "char_encoder",
+        _char_forward,
+        init=_char_init,
+        layers=[chars, lstm],
+        dims={"nO": width, "nI": lstm_width},
+        params={"W": None, "b": None},
+    )
+
+
+def _char_init(model: Model, X=None, Y=None) -> None:
+    for layer in model.layers:
+        layer.initialize()
+    nO, nI = model.get_dim("nO"), model.get_dim("nI")
+    if not model.has_param("W"):
+        model.set_param("W", glorot_uniform_init(model.ops, (nO, nI)))
+        model.set_param("b", model.ops.alloc1f(nO))
+
+
+def _char_forward(model: Model, forms: Sequence[str], is_train: bool):
+    ops = model.ops
+    chars, lstm = model.layers
+    nO, nI = model.get_dim("nO"), model.get_dim("nI")
+    if not len(forms):
+        return ops.alloc2f(0, nO), lambda dY: []
+    lengths = [len(form) + 2 for form in forms]
+    ids = numpy.fromiter((c for form in forms for c in (BEGIN, *map(ord, form), END)),
+                         dtype="uint64", count=sum(lengths))
+    vectors, backprop_chars = chars(ops.asarray(ids, dtype="uint64"), is_train)
+    states, backprop_lstm = lstm(ops.unflatten(vectors, ops.asarray1i(lengths)), is_train)
+    half = nI // 2
+    # The forward direction's last state and the backward direction's first.
+    finals = ops.xp.vstack([ops.xp.concatenate((S[-1, :half], S[0, half:])) for S in states])
+    W, b = model.get_param("W"), model.get_param("b")
+    Y = ops.xp.tanh(ops.gemm(finals, W, trans2=True) + b)
+
+    def backprop(dY: Floats2d) -> List:
+        d_pre = dY * (1 - Y * Y)
+        model.inc_grad("W", ops.gemm(d_pre, finals, trans1=True))
+        model.inc_grad("b", d_pre.sum(axis=0))
+        d_finals = ops.gemm(d_pre, W)
+        d_states = [ops.alloc2f(*S.shape) for S in states]
+        for dS, d in zip(d_states, d_finals):
+            dS[-1, :half] = d[:half]
+            dS[0, half:] = d[half:]
+        backprop_chars(ops.flatten(backprop_lstm(d_states)))
+        return []
+
+    return Y, backprop
+
+
+# -- words --------------------------------------------------------------------------
+
+
+@registry.architectures("spacy_nonmono.WordEmbed.v1")
+def WordEmbed(
+    width: int,
+    chars: Optional[Model[List[str], Floats2d]] = None,
+    min_freq: int = 5,
+    word_dropout: float = 2.5,
+    token_dropout: float = 0.0,
+    vocabulary: bool = True,
+) -> Model[List[Doc], List[Floats2d]]:
+    """Vocabulary embeddings with a character encoder for the other words:
+    docs -> one (len(doc), width) array each.
+
+    width: the vectors' width (a character encoder's width must be the same).
+    chars: the encoder of words without an embedding (unknown, rare or
+        dropped): `spacy_nonmono.CharEncoder.v1`; None: one learned vector.
+    min_freq: the training count a normalised form needs to get a row.
+    word_dropout: alpha of the word dropout, keep probability c / (c + alpha)
+        for a word of training count c, in training (0: off).
+    token_dropout: the probability of zeroing a whole token vector, in training.
+    vocabulary: False: no embedding table, every word reads `chars` (the
+        character encoder alone as a tok2vec).
+    """
+    _check_width("WordEmbed", "width", width)
+    _check_width("WordEmbed", "min_freq", min_freq)
+    if not isinstance(word_dropout, (int, float)) or isinstance(word_dropout, bool) \
+            or word_dropout < 0:
+        raise ValueError(f"WordEmbed: word_dropout must be a number >= 0; got {word_dropout!r}.")
+    _check_rate("WordEmbed", "token_dropout", token_dropout)
+    if chars is not None and chars.has_dim("nO") and chars.get_dim("nO") != width:
+        raise ValueError(f"WordEmbed: the character encoder's width ({chars.get_dim('nO')}) "
+                         f"must be the word vectors' width ({width}).")
+    if not vocabulary and chars is None:
+        raise ValueError("WordEmbed: without a vocabulary every word reads the character "
+                         "encoder: give `chars`.")
+    return Model(
+        WORD_EMBED,
+        _word_forward,
+        init=_word_init,
+        layers=[chars] if chars is not None else [],
+        dims={"nO": width},
+        params={"E": None},
+        attrs={"min_freq": min_freq, "word_dropout": float(word_dropout),
+               "token_dropout": float(token_dropout), "vocabulary": bool(vocabulary),
+               # form -> row of E, and each row's training count (set_word_counts)
+               "rows": {}, "counts": [], "has_counts": False},
+    )
+
+
+def set_word_counts(model: Model, counts: Counter) -> None:
+    """Give a WordEmbed layer its vocabulary from training counts of raw word
+    forms (before it is initialized): the normalised forms seen min_freq times."""
+    if model.has_param("E") and model.attrs["has_counts"]:
+        raise ValueError("WordEmbed: the vocabulary of a trained layer cannot change.")
+    normalised = Counter()
+    for form, n in counts.items():
+        normalised[normalize_form(form)] += n
+    kept = sorted((f for f, n in normalised.items() if n >= model.attrs["min_freq"]),
+                  key=lambda f: (-normalised[f], f))
+    model.attrs["rows"] = {form: row for row, form in enumerate(kept)}
+    model.attrs["counts"] = [normalised[form] for form in kept]
+    model.attrs["has_counts"] = True
+
+
+def _word_init(model: Model, X: Optional[List[Doc]] = None, Y=None) -> None:
+    for layer in model.layers:
+        layer.initialize()
+    if model.has_param("E"):
+        return
+    if model.attrs["vocabulary"] and not model.attrs["has_counts"]:
+        warnings.warn(
+            "WordEmbed: no training counts were given (the spacy_nonmono.count_words.v1 "
+            "callback in [initialize.before_init]); the vocabulary is built from the "
+            f"{len(X or [])} docs the layer is initialized with.", stacklevel=2)
+        set_word_counts(model, Counter(t.text for doc in X or [] for t in doc))
+    # Unknown words without a character encoder read one extra row.
+    n_rows = len(model.attrs["rows"]) + (0 if model.layers else 1)
+    # Uniform in +-sqrt(3 / width): entries of variance 1 / width, vectors of norm ~1.
+    bound = (3.0 / model.get_dim("nO")) ** 0.5
+    model.set_param("E", uniform_init(model.ops, (max(n_rows, 1), model.get_dim("nO")),
+                                      lo=-bound, hi=bound))
+
+
+def _word_forward(model: Model, docs: List[Doc], is_train: bool):
+    ops = model.ops
+    xp = ops.xp
+    nO = model.get_dim("nO")
+    E = model.get_param("E")
+    attrs = model.attrs
+    texts = [t.text for doc in docs for t in doc]
+    lengths = [len(doc) for doc in docs]
+    rows = numpy.full(len(texts), -1, dtype="int64")
+    if attrs["vocabulary"]:
+        table = attrs["rows"]
+        rows[:] = [table.get(normalize_form(text), -1) for text in texts]
+        if is_train and attrs["word_dropout"] > 0:
+            known = numpy.flatnonzero(rows >= 0)
+            counts = numpy.asarray(attrs["counts"], dtype="f")[rows[known]]
+            keep = numpy.random.random_sample(len(known)) < counts / (counts + attrs["word_dropout"])
+            rows[known[~keep]] = -1
+    known = rows >= 0
+    unknown = numpy.flatnonzero(~known)
+    Y = ops.alloc2f(len(texts), nO)
+    Y[known] = E[rows[known]]
+    backprop_chars = None
+    if model.layers and len(unknown):
+        forms, inverse = numpy.unique(numpy.asarray(texts, dtype=object)[unknown],
+                                      return_inverse=True)
+        form_vectors, backprop_chars = model.layers[0](list(forms), is_train)
+        Y[unknown] = form_vectors[inverse]
+    elif len(unknown):
+        Y[unknown] = E[-1]
+    mask = None
+    if is_train and attrs["token_dropout"] > 0:
+        p = attrs["token_dropout"]
+        mask = (numpy.random.random_sample(len(texts)) >= p).astype("f") / (1 - p)
+        mask = ops.asarray(mask)[:, None]
+        Y *= mask
+
+    def backprop(dYs: List[Floats2d]) -> List:
+        dY = ops.flatten(dYs) if dYs else ops.alloc2f(0, nO)
+        if mask is not None:
+            dY = dY * mask
+        dE = ops.alloc2f(*E.shape)
+        xp.add.at(dE, rows[known], dY[known])
+        if backprop_chars is not None:
+            d_forms = ops.alloc2f(len(forms), nO)
+            xp.add.at(d_forms, inverse, dY[unknown])
+            backprop_chars(d_forms)
+        elif len(unknown):
+            dE[-1] += dY[unknown].sum(axis=0)
+        model.inc_grad("E", dE)
+        return []
+
+    return ops.unflatten(Y, ops.asarray1i(lengths)), backprop
+
+
+# -- the vocabulary callback ------------------------------------------------------
+
+
+@registry.callbacks("spacy_nonmono.count_words.v1")
+def count_words(path: Optional[Path]) -> Callable[[Language], Language]:
+    """An `[initialize.before_init]` callback: count the word forms of the
+    training corpus at `path` (a .spacy file or folder, as `spacy train`
+    reads) and give the counts to every WordEmbed layer of the pipeline."""
+
+    def before_init(nlp: Language) -> Language:
+        from spacy.training import Corpus
+
+        if path is None or not Path(path).exists():
+            raise ValueError(f"spacy_nonmono.count_words.v1: no training corpus at {path!r} "
+                             "(set paths.train).")
+        counts = Counter(t.text for eg in Corpus(path)(nlp) for t in eg.reference)
+        for layer in word_embed_layers(nlp):
+            set_word_counts(layer, counts)
+        return nlp
+
+    return before_init
+
+
+def word_embed_layers(nlp: Language) -> Iterable[Model]:
+    """Every WordEmbed layer in the pipeline's models (each once)."""
+    seen = set()
+    for _, pipe in nlp.components:
+        model = getattr(pipe, "model", None)
+        if not isinstance(model, Model):
+            continue
+        for node in model.walk():
+            if node.name == WORD_EMBED and node.id not in seen:
+                seen.add(node.id)
+                yield node
+
+
+def _check_width(name: str, setting: str, value) -> None:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ValueError(f"{name}: {setting} must be a positive integer; got {value!r}.")
+
+
+def _check_rate(name: str, setting: str, value) -> None:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0.0 <= value < 1.0:
+        raise ValueError(f"{name}: {setting} must be in [0, 1); got {value!r}.")
