@@ -19,6 +19,15 @@ structure decoded (set by the global decoder, `size_global_model`):
 - "arc" (head, dependent) -> 1, for MST;
 - "label" (head, dependent) -> one score per label, for every structure.
 
+With `scorer = "biaffine"`, the "arc" and "label" scorers are Dozat &
+Manning's (2017) deep biaffine scorers over the same two parts (the chart
+scorers stay MLPs): per token h = relu(part[head] + b_h) and
+d = relu(part[dep] + b_d), then for each output o
+
+    s_o(h, d) = d^T U_o h + V_o . x + c_o,  x = h ("arc") or [h; d] ("label"),
+
+so an arc table is two matrix products and a label table one more axis.
+
 The forward pass maps docs to the parts, as host float32 (rows, slots, nH):
 rows are the batch's tokens in order, then the root, then the end. Its
 backward pass takes the parts' gradient, which the decoder accumulates from
@@ -60,6 +69,7 @@ FEATURES = ("hybrid", "two")
 SLOTS = {"shift": ("s0", "b0"), "arc": ("head", "dep"), "label": ("head", "dep")}
 REDUCE_SLOTS = {"hybrid": ("s1", "s0", "b0"), "two": ("s0", "b0")}
 SCORERS = ("shift", "reduce", "arc", "label")
+SCORER_KINDS = ("mlp", "biaffine")
 
 
 @registry.architectures("spacy_nonmono.GlobalParserModel.v1")
@@ -68,6 +78,7 @@ def build_global_model(
     hidden_width: int = 100,
     features: str = "hybrid",
     label_hidden_width: int = 100,
+    scorer: str = "mlp",
 ) -> Model:
     """Build the global parser's model.
 
@@ -78,10 +89,15 @@ def build_global_model(
         "hybrid" ({s1, s0, b0}; shifts from {s0, b0}) or "two" ({s0, b0} for
         every transition), the paper's section 4.2.
     label_hidden_width: hidden units of the label scorer.
+    scorer: "mlp" (an MLP per scorer) or "biaffine" (Dozat & Manning's
+        biaffine arc and label scorers; transitions stay MLPs).
     """
     if features not in FEATURES:
         raise ValueError(f"Unknown features {features!r}: expected one of "
                          f"{', '.join(repr(f) for f in FEATURES)}.")
+    if scorer not in SCORER_KINDS:
+        raise ValueError(f"Unknown scorer {scorer!r}: expected one of "
+                         f"{', '.join(repr(k) for k in SCORER_KINDS)}.")
     t2v_width = tok2vec.get_dim("nO") if tok2vec.has_dim("nO") else None
     token_vectors = chain(tok2vec, list2array())
     return Model(
@@ -91,9 +107,10 @@ def build_global_model(
         layers=[token_vectors],
         refs={"tok2vec": tok2vec, "token_vectors": token_vectors},
         dims={"nI": t2v_width, "nH": hidden_width, "nL_hidden": label_hidden_width},
-        attrs={"features": features, "scorers": None},
+        attrs={"features": features, "scorers": None, "scorer": scorer},
         params={"root": None, "end": None, "W": None,
-                **{f"{scorer}_{k}": None for scorer in SCORERS for k in ("b", "W", "c")}},
+                **{f"{name}_{k}": None for name in SCORERS
+                   for k in scorer_kind(scorer, name).param_names}},
     )
 
 
@@ -153,12 +170,11 @@ def init(model: Model, X=None, Y=None) -> None:
         n_parts = sum(n for _, n in layout.values())
         model.set_param("W", glorot_uniform_init(ops, (n_parts * width, nI)))
     for name, n_out in scorer_outputs(model).items():
-        nH = hidden_width(model, name)
-        for param, shape, initializer in ((f"{name}_b", (nH,), None),
-                                          (f"{name}_W", (n_out, nH), glorot_uniform_init),
-                                          (f"{name}_c", (n_out,), None)):
-            if not model.has_param(param):
-                model.set_param(param, initializer(ops, shape) if initializer else ops.alloc1f(*shape))
+        kind = scorer_kind(model.attrs["scorer"], name)
+        for k, (shape, initializer) in kind.param_shapes(hidden_width(model, name), n_out).items():
+            if not model.has_param(f"{name}_{k}"):
+                value = initializer(ops, shape) if initializer else ops.alloc(shape, dtype="f")
+                model.set_param(f"{name}_{k}", value)
 
 
 def forward(model: Model, docs: List[Doc], is_train: bool):
@@ -184,18 +200,128 @@ def forward(model: Model, docs: List[Doc], is_train: bool):
     return host, backprop
 
 
+class MLPScorer:
+    """W relu(part[slot 1] + ... + part[slot k] + b) + c."""
+
+    param_names = ("b", "W", "c")
+
+    @staticmethod
+    def param_shapes(nH: int, n_out: int) -> dict:
+        return {"b": ((nH,), None), "W": ((n_out, nH), glorot_uniform_init),
+                "c": ((n_out,), None)}
+
+    @staticmethod
+    def pair_table(p: dict, A: numpy.ndarray, B: numpy.ndarray) -> numpy.ndarray:
+        hidden = A[:, None, :] + B[None, :, :]
+        hidden += p["b"]
+        numpy.maximum(hidden, 0, out=hidden)
+        return hidden @ p["W"].T + p["c"]
+
+    @staticmethod
+    def scores(p: dict, slots: List[numpy.ndarray]):
+        pre = sum(slots) + p["b"]
+        hidden = numpy.maximum(pre, 0)
+        return hidden @ p["W"].T + p["c"], (pre, hidden, len(slots))
+
+    @staticmethod
+    def backprop(p: dict, d: dict, cache: tuple, d_scores: numpy.ndarray) -> list:
+        """Accumulate the parameters' gradient into d; the slots' gradients."""
+        pre, hidden, n_slots = cache
+        d["W"] += d_scores.T @ hidden
+        d["c"] += d_scores.sum(axis=0)
+        d_pre = (d_scores @ p["W"]) * (pre > 0)
+        d["b"] += d_pre.sum(axis=0)
+        return [d_pre] * n_slots
+
+
+class BiaffineScorer:
+    """Dozat & Manning's deep biaffine scorer of (head, dependent) pairs:
+    h = relu(part[head] + bh), d = relu(part[dep] + bd),
+    s_o = d^T U_o h + V_o . x + c_o with x = h (`linear = "u"`, the arc
+    scorer: a dependent-only term cannot change which head wins) or
+    x = [h; d] (`linear = "V"`, the label scorer). relu as in the MLP
+    scorers: the same activation for every scorer of the model."""
+
+    def __init__(self, linear: str):
+        self.linear = linear
+        self.dep_linear = linear == "V"
+        self.param_names = ("bh", "bd", "U", linear, "c")
+
+    def param_shapes(self, nH: int, n_out: int) -> dict:
+        # U starts at zero, as Dozat & Manning's: the model starts from the linear terms.
+        return {"bh": ((nH,), None), "bd": ((nH,), None), "U": ((n_out, nH, nH), None),
+                self.linear: ((n_out, nH * (2 if self.dep_linear else 1)), glorot_uniform_init),
+                "c": ((n_out,), None)}
+
+    def _linear(self, p: dict, H: numpy.ndarray, D: numpy.ndarray):
+        """The head's and the dependent's linear terms (..., outputs)."""
+        V, k = p[self.linear], H.shape[-1]
+        return H @ V[:, :k].T, (D @ V[:, k:].T if self.dep_linear else 0.0)
+
+    def pair_table(self, p: dict, A: numpy.ndarray, B: numpy.ndarray) -> numpy.ndarray:
+        H = numpy.maximum(A + p["bh"], 0)
+        D = numpy.maximum(B + p["bd"], 0)
+        # (outputs, head, dep): H U_o^T D^T, laid out [head, dep] as the MLP's table.
+        bilinear = (H @ numpy.swapaxes(p["U"], 1, 2)) @ D.T
+        head, dep = self._linear(p, H, D)
+        table = numpy.moveaxis(bilinear, 0, -1) + head[:, None, :] + p["c"]
+        if self.dep_linear:
+            table += dep[None, :, :]
+        return table
+
+    def scores(self, p: dict, slots: List[numpy.ndarray]):
+        pre_h, pre_d = slots[0] + p["bh"], slots[1] + p["bd"]
+        H, D = numpy.maximum(pre_h, 0), numpy.maximum(pre_d, 0)
+        UH = numpy.einsum("oij,ej->eoi", p["U"], H)
+        head, dep = self._linear(p, H, D)
+        scores = numpy.einsum("eoi,ei->eo", UH, D) + head + dep + p["c"]
+        return scores, (pre_h, pre_d, H, D, UH)
+
+    def backprop(self, p: dict, d: dict, cache: tuple, d_scores: numpy.ndarray) -> list:
+        """Accumulate the parameters' gradient into d; the slots' gradients."""
+        pre_h, pre_d, H, D, UH = cache
+        k = H.shape[1]
+        d["c"] += d_scores.sum(axis=0)
+        d["U"] += numpy.einsum("eo,ei,ej->oij", d_scores, D, H, optimize=True)
+        d_D = numpy.einsum("eo,eoi->ei", d_scores, UH)
+        d_H = numpy.einsum("eo,ei,oij->ej", d_scores, D, p["U"], optimize=True)
+        V, dV = p[self.linear], d[self.linear]
+        dV[:, :k] += d_scores.T @ H
+        d_H += d_scores @ V[:, :k]
+        if self.dep_linear:
+            dV[:, k:] += d_scores.T @ D
+            d_D += d_scores @ V[:, k:]
+        d_pre_h, d_pre_d = d_H * (pre_h > 0), d_D * (pre_d > 0)
+        d["bh"] += d_pre_h.sum(axis=0)
+        d["bd"] += d_pre_d.sum(axis=0)
+        return [d_pre_h, d_pre_d]
+
+
+MLP = MLPScorer()
+BIAFFINE = {"arc": BiaffineScorer("u"), "label": BiaffineScorer("V")}
+
+
+def scorer_kind(scorer: str, name: str):
+    """The helper that scores the scorer `name` under the model's `scorer`
+    setting (only arcs and labels have a biaffine form)."""
+    return BIAFFINE.get(name, MLP) if scorer == "biaffine" else MLP
+
+
 class ScorerView:
     """A batch's parts with the scorers' small parameters, on the host: it
     fills score tables, scores lists of position tuples, and accumulates the
     gradient of scores a loss read (into the parts, for the forward pass's
-    backprop, and into the scorers' parameters)."""
+    backprop, and into the scorers' parameters). Each scorer's arithmetic is
+    its kind's (`scorer_kind`): the decoder sees one interface."""
 
     def __init__(self, model: Model, parts: numpy.ndarray, train: bool = False):
         self.model = model
         self.parts = parts
         self.layout = slot_layout(model)
+        self.kinds = {name: scorer_kind(model.attrs["scorer"], name) for name in self.layout}
+        self.widths = {name: hidden_width(model, name) for name in self.layout}
         self.params = {name: {k: model.ops.to_numpy(model.get_param(f"{name}_{k}"))
-                              for k in ("b", "W", "c")}
+                              for k in self.kinds[name].param_names}
                        for name in self.layout}
         self.d_parts = numpy.zeros_like(parts) if train else None
         self.d_params = {name: {k: numpy.zeros_like(v) for k, v in p.items()}
@@ -203,24 +329,20 @@ class ScorerView:
 
     def _part(self, scorer: str, slot: int, rows) -> numpy.ndarray:
         first, _ = self.layout[scorer]
-        nH = self.params[scorer]["b"].shape[0]
-        return self.parts[rows, first + slot, :nH]
+        return self.parts[rows, first + slot, :self.widths[scorer]]
 
     # -- tables ---------------------------------------------------------------
 
     def pair_table(self, scorer: str, rows: numpy.ndarray) -> numpy.ndarray:
         """Scores of every (p1, p2) pair of the positions whose rows are
         given: (m, m, outputs)."""
-        p = self.params[scorer]
-        hidden = self._part(scorer, 0, rows)[:, None, :] + self._part(scorer, 1, rows)[None, :, :]
-        hidden += p["b"]
-        numpy.maximum(hidden, 0, out=hidden)
-        return hidden @ p["W"].T + p["c"]
+        return self.kinds[scorer].pair_table(self.params[scorer], self._part(scorer, 0, rows),
+                                             self._part(scorer, 1, rows))
 
     def triple_table(self, scorer: str, rows: numpy.ndarray) -> numpy.ndarray:
         """Scores of every (p1, p2, p3) triple with p1 < p2 (other entries
         zero, never read by the charts): (outputs, m, m, m), one matrix
-        product per p1."""
+        product per p1. MLP scorers only (the charts' reduce scorer)."""
         p = self.params[scorer]
         A, B, C = (self._part(scorer, k, rows) for k in range(3))
         m = len(rows)
@@ -237,24 +359,20 @@ class ScorerView:
     def scores(self, scorer: str, rows: numpy.ndarray) -> Tuple[numpy.ndarray, tuple]:
         """Scores (E, outputs) of E position tuples given as rows (E, slots),
         with what `backprop` needs."""
-        p = self.params[scorer]
-        pre = sum(self._part(scorer, k, rows[:, k]) for k in range(rows.shape[1])) + p["b"]
-        hidden = numpy.maximum(pre, 0)
-        return hidden @ p["W"].T + p["c"], (scorer, rows, pre, hidden)
+        slots = [self._part(scorer, k, rows[:, k]) for k in range(rows.shape[1])]
+        scores, cache = self.kinds[scorer].scores(self.params[scorer], slots)
+        return scores, (scorer, rows, cache)
 
     def backprop(self, cache: tuple, d_scores: numpy.ndarray) -> None:
         """Accumulate the gradient of d_scores (E, outputs), for the tuples
         `scores` returned with `cache`."""
-        scorer, rows, pre, hidden = cache
-        p, d = self.params[scorer], self.d_params[scorer]
-        d["W"] += d_scores.T @ hidden
-        d["c"] += d_scores.sum(axis=0)
-        d_pre = (d_scores @ p["W"]) * (pre > 0)
-        d["b"] += d_pre.sum(axis=0)
+        scorer, rows, kind_cache = cache
+        d_slots = self.kinds[scorer].backprop(self.params[scorer], self.d_params[scorer],
+                                              kind_cache, d_scores)
         first, _ = self.layout[scorer]
-        nH = p["b"].shape[0]
-        for k in range(rows.shape[1]):
-            numpy.add.at(self.d_parts, (rows[:, k], first + k, slice(0, nH)), d_pre)
+        for k, d_slot in enumerate(d_slots):
+            numpy.add.at(self.d_parts, (rows[:, k], first + k, slice(0, self.widths[scorer])),
+                         d_slot)
 
     def add_event_grads(self, scorer: str, rows: numpy.ndarray, outputs: numpy.ndarray,
                         coefficients: numpy.ndarray) -> None:
@@ -262,7 +380,7 @@ class ScorerView:
         if len(rows) == 0:
             return
         _, cache = self.scores(scorer, rows)
-        d_scores = numpy.zeros((len(rows), self.params[scorer]["W"].shape[0]),
+        d_scores = numpy.zeros((len(rows), self.params[scorer]["c"].shape[0]),
                                dtype=self.parts.dtype)
         d_scores[numpy.arange(len(rows)), outputs] = coefficients
         self.backprop(cache, d_scores)
