@@ -25,7 +25,7 @@ def add_parser(commands) -> None:
 
 def run(args) -> int:
     from ..evaluation import read_conllu
-    from ..evaluation.speed import SpacyTimer, count_words, measure_speed_by_batch_size
+    from ..evaluation.speed import SpacyTimer, blas_note, count_words, measure_speed_by_batch_size
 
     if len(set(args.pipelines)) != len(args.pipelines):
         raise InputError("give each pipeline once")
@@ -45,6 +45,7 @@ def run(args) -> int:
             timers[name] = SpacyTimer(load_parser_pipeline(name))
     print(f"{len(sentences)} sentences, {count_words(sentences)} words; {args.runs} runs "
           f"per batch size", flush=True)
+    print(blas_note(), flush=True)
     speed = measure_speed_by_batch_size(timers, sentences, batch_sizes, n_runs=args.runs,
                                         progress=lambda line: print(line, flush=True))
     for size in batch_sizes:

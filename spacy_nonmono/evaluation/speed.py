@@ -7,12 +7,16 @@ from typing import Dict, List, Optional
 import conllu
 from spacy.language import Language
 
+from ..threads import blas_threads, describe_blas
 from .conllu_eval import sentence_doc
 
 
 # nlp.pipe batch sizes timed by default: the configs' nlp.batch_size first
 # (the figure the comparison reports), then a small one.
 BATCH_SIZES = (1000, 64)
+
+# BLAS threads while timing (measure_runs): more oversubscribe a loaded machine.
+TIMING_BLAS_THREADS = 1
 
 
 class SpacyTimer:
@@ -39,6 +43,13 @@ def transitions_per_word(timer) -> Optional[float]:
     if not counts or not counts[0]["words"]:
         return None
     return counts[0]["transitions"] / counts[0]["words"]
+
+
+def blas_note() -> str:
+    """The line for speed reports that says how BLAS was limited."""
+    blas = describe_blas()
+    return (f"BLAS threads pinned to {TIMING_BLAS_THREADS} while timing "
+            + (f"(otherwise {blas})" if blas else "(no BLAS library loaded)"))
 
 
 def count_words(sentences: List[conllu.TokenList]) -> int:
@@ -82,18 +93,20 @@ def measure_runs(timers: Dict[str, object], sentences: List[conllu.TokenList],
     """Words/s of each run of each timer (an object with `prepare(sentences)`
     and `run(prepared)`; only `run` is timed), n_runs runs on the same
     sentences. Runs are interleaved across timers, so that load changes on
-    the machine affect all alike; each is warmed up first."""
+    the machine affect all alike; each is warmed up first. BLAS runs on
+    TIMING_BLAS_THREADS threads throughout (the one place timing is pinned)."""
     n_words = count_words(sentences)
-    for timer in timers.values():
-        timer.run(timer.prepare(sentences[:20]))
     rates = {name: [] for name in timers}
-    for run in range(n_runs):
-        for name, timer in timers.items():
-            prepared = timer.prepare(sentences)
-            start = time.perf_counter()
-            timer.run(prepared)
-            rates[name].append(n_words / (time.perf_counter() - start))
-        if progress is not None:
-            progress(f"speed run {run + 1}/{n_runs}: " + ", ".join(
-                f"{name} {r[-1]:,.0f} w/s" for name, r in rates.items()))
+    with blas_threads(TIMING_BLAS_THREADS):
+        for timer in timers.values():
+            timer.run(timer.prepare(sentences[:20]))
+        for run in range(n_runs):
+            for name, timer in timers.items():
+                prepared = timer.prepare(sentences)
+                start = time.perf_counter()
+                timer.run(prepared)
+                rates[name].append(n_words / (time.perf_counter() - start))
+            if progress is not None:
+                progress(f"speed run {run + 1}/{n_runs}: " + ", ".join(
+                    f"{name} {r[-1]:,.0f} w/s" for name, r in rates.items()))
     return rates

@@ -21,6 +21,7 @@ from ..decoders.beam import (DEFAULT_DENSITY, DEFAULT_UPDATE, DEFAULT_UPDATE_PRO
                              DEFAULT_WIDTH, check_beam_settings)
 from ..models.parser_model import DEFAULT_CONFIG, upgrade_model_bytes
 from ..registry import get_decoder
+from ..threads import one_blas_thread_in_worker
 from .sentences import (ROOT_LABEL, GoldProblems, doc_parses, gold_trees, labelled_gold,
                         resolve_projectivize, windows)
 
@@ -267,6 +268,7 @@ class NonMonoParser(TrainablePipe):
     def predict(self, docs: Iterable[Doc]):
         """Parse docs; return per doc (heads, labels): the absolute index of
         each token's head (itself for a root) and label strings."""
+        one_blas_thread_in_worker()   # nlp.pipe(n_process=k): k workers, not k x cores threads
         docs = list(docs)
         limit = self.cfg["max_sentence_length"]
         doc_windows = [(d, w) for d, doc in enumerate(docs) for w in windows(doc, limit)]
