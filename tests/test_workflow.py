@@ -199,6 +199,9 @@ def test_workflow_evaluate_and_compare(tiny_pipeline, tmp_path):
     root = tmp_path / "bench"
     for seed, run in ((0, "covington"), (1, "covington.seed1")):
         shutil.copytree(tiny_pipeline, root / "training" / "sample" / run / "model-best")
+        # The training time the train step records; evaluate keeps it with the scores.
+        (root / "training" / "sample" / run / "train_seconds.json").write_text(
+            json.dumps({"seconds": 60.0 + 120 * seed}))
     args = ["--root", root, "--systems", "covington", "--seeds", "0,1"]
     cli("workflow", "evaluate", *args, cwd=ROOT)
     scores = json.loads((root / "metrics" / "sample" / "covington.json").read_text())
@@ -223,7 +226,10 @@ def test_workflow_evaluate_and_compare(tiny_pipeline, tmp_path):
                     if line.startswith("| sample |")]
     assert length_row.startswith("| sample | covington | 2 |")
     # Both seeds are the same pipeline: no spread.
-    assert row.endswith(f"| {per_word:.2f} ± 0.00 | {per_word / static:.2f}x ± 0.00x |")
+    assert scores["train_seconds"] == 60.0
+    # No tagger in the pipeline: no UPOS accuracy.
+    assert scores["test"]["upos"] is None and row.split(" | ")[8] == "n/a"
+    assert row.endswith(f"| {per_word:.2f} ± 0.00 | {per_word / static:.2f}x ± 0.00x | 2 ± 1 |")
 
 
 def test_train_skip_scored(tmp_path):
@@ -265,9 +271,10 @@ def test_comparison_table_and_plots(tmp_path):
     results = {
         ("tb", "spacy_parser"): [{"seed": 0, "dev": fake_scores(70), "test": fake_scores(68),
                                   "words_per_second": 1000.0, "best_words_per_second": 1200.0}],
-        ("tb", "covington"): [{"seed": 0, "dev": fake_scores(71), "test": fake_scores(69),
-                                       "words_per_second": 900.0, "best_words_per_second": 1200.0,
-                                       "transitions_per_word": 3.125}],
+        ("tb", "covington"): [{"seed": 0, "dev": fake_scores(71),
+                               "test": dict(fake_scores(69), upos=91.5),
+                               "words_per_second": 900.0, "best_words_per_second": 1200.0,
+                               "transitions_per_word": 3.125, "train_seconds": 1500.0}],
         ("tb", "udpipe"): [{"seed": 0, "dev": fake_scores(60), "test": fake_scores(58)}],
     }
     systems = ["spacy_parser", "covington", "udpipe"]
@@ -276,14 +283,15 @@ def test_comparison_table_and_plots(tmp_path):
     header, _, *rows = table.splitlines()
     # Dev chose the checkpoints: its columns say so.
     assert "| seeds | dev UAS (selection) | dev LAS (selection) | test UAS |" in header
-    assert rows[0] == ("| tb | spacy_parser | 1 | 75.00 | 70.00 | 73.00 | 68.00 | 63.00 "
-                       "| 68.00 (2) | ref. | ref. | ref. | 1,000 | 1.00x | 1.00x | n/a | n/a |")
-    assert rows[1] == ("| tb | covington | 1 | 76.00 | 71.00 | 74.00 | 69.00 | 64.00 "
+    # UPOS accuracy and training minutes where the runs recorded them.
+    assert rows[0] == ("| tb | spacy_parser | 1 | 75.00 | 70.00 | 73.00 | 68.00 | 63.00 | n/a "
+                       "| 68.00 (2) | ref. | ref. | ref. | 1,000 | 1.00x | 1.00x | n/a | n/a | n/a |")
+    assert rows[1] == ("| tb | covington | 1 | 76.00 | 71.00 | 74.00 | 69.00 | 64.00 | 91.50 "
                        "| 69.00 (2) | +1.00 (tie (1 seed)) | +1.00 (tie (1 seed)) | +1.00 (tie (1 seed)) "
-                       "| 900 | 0.90x | 1.00x | 3.12 | 1.25x |")
+                       "| 900 | 0.90x | 1.00x | 3.12 | 1.25x | 25 |")
     # UDPipe is named for what it runs; without speed numbers its cells say n/a.
     assert rows[2].startswith("| tb | udpipe (Parsito swap, forms only) | 1 | 65.00 |")
-    assert rows[2].endswith("| n/a | n/a | n/a | n/a | n/a |")
+    assert rows[2].endswith("| n/a | n/a | n/a | n/a | n/a | n/a |")
     pytest.importorskip("matplotlib")
     written = write_plots(results, ["tb"], systems, tmp_path)
     assert [p.name for p in written] == ["las_by_length.png", "las_by_projectivity.png"]
@@ -500,10 +508,13 @@ def _parses(name):
     ("covington+global", "decodes the systems 'mh3', 'mh4', 'mst', not 'covington'"),
     ("mh4-static+global", "oracle must be null, not 'static'"),
     ("mh4+two", "+two is a feature set of the global model: add +global first"),
-    ("mh4+global+bilstm", "+global's model has its BiLSTM already"),
+    ("mh4+global+bilstm", "+global's and +full's models have their BiLSTM already"),
+    ("covington_nm+full+bilstm", "+global's and +full's models have their BiLSTM already"),
+    ("covington_nm+biaffine", "+biaffine is a scorer of the global model: add +global first"),
     ("udpipe+bilstm", "udpipe takes no variant but spacy_parser+bilstm"),
-    ("spacy_parser+bilstm+beam", "spacy_parser takes no variant but spacy_parser+bilstm and "
-                                 "spacy_parser+beam"),
+    ("spacy_parser+bilstm+beam", "spacy_parser takes no variant but spacy_parser+bilstm, "
+                                 "spacy_parser+full and spacy_parser[+full]+beam"),
+    ("spacy_parser+biaffine", "spacy_parser takes no variant but"),
     ("mst+beam", "'mst' is decoded globally only"),
     ("swap_stay_eager+beam_every", "+beam_every sets how the beam trains: add +beam first"),
     ("covington_nm+early", "+early sets how the beam trains: add +beam first"),

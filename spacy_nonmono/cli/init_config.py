@@ -41,6 +41,11 @@ def add_parser(commands) -> None:
                    "the global model (a BiLSTM encoder; system mh4 unless --system says)")
     p.add_argument("--beam-width", type=int, default=None,
                    help="decoding beam: histories kept per sentence (default 8)")
+    p.add_argument("--pipeline", default="parser", choices=("parser", "full"),
+                   help="parser: the component alone (configs/nonmono_parser.cfg); full: the "
+                   "full-strength pipeline (configs/full_pipeline.cfg: shared encoder with "
+                   "words and characters, morphologizer, tagger, senter; global MH4 unless "
+                   "--decoding/--system say otherwise)")
     p.add_argument("--projectivize", default=None, choices=("pseudo", "optimal", "none"),
                    help="Projective systems: how they learn from non-projective trees "
                    "(default: pseudo)")
@@ -67,12 +72,14 @@ def run(args) -> int:
     try:
         config = filled_config(system=args.system, oracle=args.oracle, lang=args.lang,
                                system_options=options or None, projectivize=args.projectivize,
-                               decoding=args.decoding, beam_width=args.beam_width)
+                               decoding=args.decoding, beam_width=args.beam_width,
+                               pipeline=args.pipeline)
     except Exception as e:   # the component's ValueErrors, spaCy's config and language errors
         message = " ".join(str(e).split())
         raise InputError(f"cannot make this config: {message}") from None
     settings = config["components"]["nonmono_parser"]
-    header = (f"nonmono_parser: system {settings['system']!r}, decoding "
+    header = (f"pipeline {', '.join(config['nlp']['pipeline'])}; "
+              f"nonmono_parser: system {settings['system']!r}, decoding "
               f"{settings['decoding']!r}, oracle {settings['oracle']!r}, "
               f"system_options {dict(settings['system_options'])!r}, made by "
               f"`spacy-nonmono init-config`.\n"

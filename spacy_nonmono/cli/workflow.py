@@ -29,6 +29,7 @@ only the runs that have no scores yet.
 """
 import argparse
 import json
+import os
 import subprocess
 import sys
 import time
@@ -96,8 +97,11 @@ COMPONENT_SETTINGS = ("follow_oracle_prob", "decoding", "projectivize", "beam_up
                       "beam_update")
 # Variants that change the model: "bilstm" puts the global model's BiLSTM on
 # the tok2vec of a greedy parser (ours or spaCy's), so that comparisons keep
-# one encoder; "two" scores the charts' reduce transitions from {s0, b0}.
-MODEL_VARIANTS = ("bilstm", "two")
+# one encoder; "two" scores the charts' reduce transitions from {s0, b0};
+# "full" trains the parser in the full-strength pipeline (full_pipeline.cfg:
+# shared encoder, auxiliary taggers, senter, schedule), spaCy's parser too;
+# "biaffine" scores arcs and labels of the global model biaffinely.
+MODEL_VARIANTS = ("bilstm", "two", "full", "biaffine")
 SPACY_PARSER = "spacy_parser"
 UDPIPE = "udpipe"
 SPLITS = ("train", "dev", "test")
@@ -254,7 +258,7 @@ class Workflow:
                     continue
                 if not self.corpus(tb, "train").exists():
                     raise InputError(f"no converted corpus for {tb}: run the convert step first")
-                config, overrides = training_config(system)
+                config, overrides = training_config(system, self.args.root / "configs")
                 a = self.args
                 cmd = [sys.executable, "-m", "spacy", "train", str(a.configs / config),
                        "--output", str(model.parent),
@@ -268,15 +272,15 @@ class Workflow:
                     cmd += [f"--{key}", value]
                 log(" ".join(cmd))
                 start = time.perf_counter()
-                subprocess.run(cmd, check=True)
-                # Wall-clock training time, for the oracles' cost (read by
-                # `compare`; only comparable between runs trained side by side).
+                subprocess.run(cmd, check=True, env=one_thread_env())
+                # Wall-clock training time (recorded with the scores by
+                # `evaluate`; only comparable between runs trained side by side).
                 (model.parent / "train_seconds.json").write_text(
                     json.dumps({"seconds": round(time.perf_counter() - start, 1)}) + "\n")
 
     def evaluate(self) -> None:
         from ..evaluation import evaluate_trees, read_gold, write_conllu
-        from ..evaluation.conllu_eval import gold_tree, parse_sentences
+        from ..evaluation.conllu_eval import gold_tree, gold_upos, parse_sentences
 
         for tb in self.treebanks:
             for system, seed, run in self.runs():
@@ -290,30 +294,39 @@ class Workflow:
                 for split in ("dev", "test"):
                     sentences, _ = read_gold(self.conllu(tb, split))
                     before = parse_counts(parser)
+                    upos = []
                     if system == UDPIPE:
                         trees = parser.parse(sentences)
                     else:
-                        trees = parse_sentences(parser, sentences)
+                        trees = parse_sentences(parser, sentences, upos=upos)
                     write_conllu(sentences, trees, self.metrics(tb, f"{run}.{split}.conllu"))
                     evaluation = evaluate_trees([gold_tree(s) for s in sentences], trees)
+                    for sentence, predicted in zip(sentences, upos):
+                        evaluation.add_upos(gold_upos(sentence), predicted)
                     scores[split] = evaluation.to_dict()
                     after = parse_counts(parser)
                     if after is not None and after["words"] > before["words"]:
                         scores[split]["transitions_per_word"] = (
                             (after["transitions"] - before["transitions"])
                             / (after["words"] - before["words"]))
-                    log(f"  {split}: UAS {evaluation.words.uas:.2f} LAS {evaluation.words.las:.2f}")
+                    upos_note = (f" UPOS {evaluation.upos.uas:.2f}" if evaluation.upos.total else "")
+                    log(f"  {split}: UAS {evaluation.words.uas:.2f} LAS {evaluation.words.las:.2f}{upos_note}")
+                # The training's wall-clock time, kept with the scores (the
+                # compact record of a run; the model folder is not kept).
+                timing = self.model(tb, run).parent / "train_seconds.json"
+                if timing.exists():
+                    scores["train_seconds"] = json.loads(timing.read_text())["seconds"]
                 target.write_text(json.dumps(scores, indent=2))
 
     def speed(self) -> None:
         from ..evaluation import read_conllu
-        from ..evaluation.speed import SpacyTimer, measure_speed_by_batch_size
+        from ..evaluation.speed import SpacyTimer, blas_note, measure_speed_by_batch_size
 
         for tb in self.treebanks:
             target = self.metrics(tb, "speed.json")
             if not self.todo(target):
                 continue
-            log(f"[{tb}] measuring speed on the test set, one thread")
+            log(f"[{tb}] measuring speed on the test set; {blas_note()}")
             timers = {}
             for system, seed, run in self.runs():
                 if not self.model(tb, run).exists():
@@ -474,14 +487,14 @@ def parse_system(name: str) -> SystemSpec:
 
     head, *variants = name.split("+")
     if head in (SPACY_PARSER, UDPIPE):
-        if head == SPACY_PARSER and variants in ([], ["bilstm"]):
+        if head == SPACY_PARSER and variants in ([], ["bilstm"], ["full"]):
             return SystemSpec(None, model=tuple(variants))
-        if head == SPACY_PARSER and variants == ["beam"]:
-            return SystemSpec(None, settings=VARIANTS["beam"])
+        if head == SPACY_PARSER and variants in (["beam"], ["full", "beam"]):
+            return SystemSpec(None, settings=VARIANTS["beam"], model=tuple(variants[:-1]))
         if not variants:
             return SystemSpec(None)
-        raise wrong(f"{head} takes no variant but {SPACY_PARSER}+bilstm and "
-                    f"{SPACY_PARSER}+beam")
+        raise wrong(f"{head} takes no variant but {SPACY_PARSER}+bilstm, "
+                    f"{SPACY_PARSER}+full and {SPACY_PARSER}[+full]+beam")
     system, dash, oracle = head.partition("-")
     settings: Dict[str, object] = {}
     model = []
@@ -496,8 +509,10 @@ def parse_system(name: str) -> SystemSpec:
     decoding = settings.get("decoding", "greedy")
     if "two" in model and decoding != "global":
         raise wrong("+two is a feature set of the global model: add +global first")
-    if "bilstm" in model and decoding == "global":
-        raise wrong("+global's model has its BiLSTM already")
+    if "bilstm" in model and (decoding == "global" or "full" in model):
+        raise wrong("+global's and +full's models have their BiLSTM already")
+    if "biaffine" in model and decoding != "global":
+        raise wrong("+biaffine is a scorer of the global model: add +global first")
     beam_training = [v for v in variants
                      if {"beam_update_prob", "beam_update"} & set(VARIANTS.get(v, ()))]
     if beam_training and decoding != "beam":
@@ -523,14 +538,17 @@ def parse_system(name: str) -> SystemSpec:
                       {k: v for k, v in settings.items() if k in COMPONENT_SETTINGS}, tuple(model))
 
 
-def training_config(name: str) -> Tuple[str, Dict[str, str]]:
+def training_config(name: str, out_dir: Optional[Path] = None) -> Tuple[str, Dict[str, str]]:
     """The config (in --configs) and `spacy train` overrides that train a
-    workflow system (not udpipe)."""
+    workflow system (not udpipe). A +full system's config is written to
+    `out_dir` (its absolute path returned)."""
     from thinc.api import Config
 
     from ..models.global_model import BILSTM_CONFIG, DEFAULT_CONFIG
 
     spec = parse_system(name)
+    if "full" in spec.model:
+        return str(full_pipeline_config(spec, name, out_dir)), {}
     bilstm = Config().from_str(BILSTM_CONFIG)["tok2vec"]
     if spec.system is None:
         if spec.settings.get("decoding") == "beam":
@@ -548,9 +566,39 @@ def training_config(name: str) -> Tuple[str, Dict[str, str]]:
         overrides[key + "model"] = json.dumps(Config().from_str(DEFAULT_CONFIG)["model"])
     if "two" in spec.model:
         overrides[key + "model.features"] = json.dumps("two")
+    if "biaffine" in spec.model:
+        overrides[key + "model.scorer"] = json.dumps("biaffine")
     if "bilstm" in spec.model:
         overrides[key + "model.tok2vec"] = json.dumps(bilstm)
     return "nonmono_parser.cfg", overrides
+
+
+def full_pipeline_config(spec: SystemSpec, name: str, out_dir: Optional[Path]) -> Path:
+    """Write the full pipeline's config for a +full system to out_dir/<name>.cfg."""
+    from ..configs import config_text, filled_config, spacy_parser_pipeline
+
+    if out_dir is None:
+        raise InputError(f"{name}: a +full system's config is written to a folder; none given")
+    if spec.system is None:
+        config = spacy_parser_pipeline(
+            filled_config(pipeline="full"),
+            factory="beam_parser" if spec.settings.get("decoding") == "beam" else "parser")
+    else:
+        config = filled_config(pipeline="full", system=spec.system, oracle=spec.oracle,
+                               system_options=spec.options or None,
+                               decoding=spec.settings.get("decoding", "greedy"),
+                               projectivize=spec.settings.get("projectivize"))
+        component = config["components"]["nonmono_parser"]
+        component.update({k: v for k, v in spec.settings.items()
+                          if k not in ("decoding", "projectivize")})
+        if "two" in spec.model:
+            component["model"]["features"] = "two"
+        if "biaffine" in spec.model:
+            component["model"]["scorer"] = "biaffine"
+    out_dir.mkdir(parents=True, exist_ok=True)
+    path = (out_dir / f"{name}.cfg").resolve()
+    path.write_text(config_text(config, f"{name}: made by the workflow"), encoding="utf8")
+    return path
 
 
 def system_name(system: str) -> Optional[str]:
@@ -565,6 +613,17 @@ def parse_counts(parser) -> Optional[Dict[str, int]]:
         if hasattr(pipe, "parse_counts") and pipe.decoder.model_kind == "transitions":
             return dict(pipe.parse_counts)
     return None
+
+
+def one_thread_env() -> Dict[str, str]:
+    """The environment for a training run on one core: BLAS and OpenMP on
+    one thread (two runs side by side would otherwise fight over the cores),
+    unless the user set the thread counts."""
+    from ..threads import THREAD_ENV_VARS
+
+    if any(os.environ.get(name) for name in THREAD_ENV_VARS):
+        return dict(os.environ)
+    return dict(os.environ, **{name: "1" for name in THREAD_ENV_VARS})
 
 
 def is_udpipe(run: str) -> bool:

@@ -5,7 +5,14 @@ to these files (the ones users copy), so there is one copy of each.
 - `nonmono_parser.cfg`: the component with its defaults (the recommended
   system, `covington_nm`);
 - `spacy_parser.cfg`: spaCy's own `parser` with the same tok2vec and
-  training settings, for comparisons.
+  training settings, for comparisons;
+- `full_pipeline.cfg`: the full-strength pipeline (the recipe of the MH4
+  paper): a shared `tok2vec` (vocabulary embeddings, a character BiLSTM for
+  rare and unknown words, a two-layer BiLSTM, dropout) trained by the parser
+  and, with a weight, by spaCy's `morphologizer` and `tagger` (stack
+  propagation), a `senter` for raw text, and `nonmono_parser` with MH4 global
+  decoding; the learning rate decays on a dev plateau.
+  `spacy_parser_pipeline` puts spaCy's parser in its place, for comparisons.
 
 Both are shipped filled (every setting spaCy would add), so `spacy debug
 config` and `spacy debug data` accept them as they are. `filled_config`
@@ -24,6 +31,8 @@ COMPONENT = "nonmono_parser"
 # and 100 MB at 150 words, n^4 and n^3 beyond).
 GLOBAL_MAX_SENTENCE_LENGTH = 150
 # The order of spaCy's own generated configs.
+# Pipelines `filled_config` starts from, by name.
+PIPELINES = {"parser": "nonmono_parser.cfg", "full": "full_pipeline.cfg"}
 SECTION_ORDER = ("paths", "system", "nlp", "components", "corpora", "training", "pretraining",
                  "initialize")
 
@@ -51,20 +60,31 @@ def filled_config(
     projectivize: Optional[str] = None,
     decoding: Optional[str] = None,
     beam_width: Optional[int] = None,
-    base: Path = config_path("nonmono_parser.cfg"),
+    pipeline: str = "parser",
 ) -> Config:
-    """`base` (the packaged component config) with these settings of the
-    nonmono_parser component, filled. None leaves the base's setting;
+    """A packaged config with these settings of the nonmono_parser
+    component, filled: `pipeline` "parser" (nonmono_parser.cfg: the component
+    alone) or "full" (full_pipeline.cfg). None leaves the config's setting;
     decoding "global" also puts in the global model (and the system `mh4`
-    unless another is given)."""
+    unless another is given), greedy or beam decoding of the full pipeline
+    the step model, on the shared encoder."""
     from spacy import util
 
-    config = util.load_config(base, interpolate=False)
+    if pipeline not in PIPELINES:
+        raise ValueError(f"Unknown pipeline {pipeline!r}: expected one of "
+                         f"{', '.join(repr(p) for p in PIPELINES)}.")
+    config = util.load_config(config_path(PIPELINES[pipeline]), interpolate=False)
     settings = {"system": system, "oracle": oracle, "projectivize": projectivize,
                 "system_options": system_options, "decoding": decoding,
                 "beam_width": beam_width}
     component = config["components"][COMPONENT]
-    if decoding == "global":
+    if pipeline == "full":
+        if decoding in ("greedy", "beam"):
+            component["model"] = _step_model(component["model"]["tok2vec"])
+            component["max_sentence_length"] = util.load_config(
+                config_path("nonmono_parser.cfg"))["components"][COMPONENT]["max_sentence_length"]
+        settings["system"] = system or ("mh4" if decoding in (None, "global") else "covington_nm")
+    elif decoding == "global":
         from ..models.global_model import DEFAULT_CONFIG
 
         component["model"] = Config().from_str(DEFAULT_CONFIG)["model"]
@@ -76,6 +96,34 @@ def filled_config(
     if lang is not None:
         config["nlp"]["lang"] = lang
     return fill(config)
+
+
+def spacy_parser_pipeline(config: Config, factory: str = "parser") -> Config:
+    """A nonmono_parser pipeline config with spaCy's own parser (`factory`:
+    "parser" or "beam_parser") in its place: the same encoder, other
+    components and training settings; the parser's settings are those of
+    spacy_parser.cfg. Filled."""
+    from spacy import util
+
+    config = Config(config).copy()
+    spacy_config = util.load_config(config_path("spacy_parser.cfg"), interpolate=False)
+    parser = spacy_config["components"]["parser"]
+    parser["factory"] = factory
+    parser["model"]["tok2vec"] = config["components"].pop(COMPONENT)["model"]["tok2vec"]
+    config["components"]["parser"] = parser
+    config["nlp"]["pipeline"] = ["parser" if name == COMPONENT else name
+                                 for name in config["nlp"]["pipeline"]]
+    return fill(config)
+
+
+def _step_model(tok2vec: dict) -> dict:
+    """The step model of nonmono_parser.cfg over `tok2vec`."""
+    from spacy import util
+
+    model = util.load_config(config_path("nonmono_parser.cfg"),
+                             interpolate=False)["components"][COMPONENT]["model"]
+    model["tok2vec"] = tok2vec
+    return model
 
 
 def config_text(config: Config, header: str = "") -> str:

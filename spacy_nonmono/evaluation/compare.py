@@ -70,6 +70,12 @@ def summarize(results: Results, treebanks: List[str], systems: List[str],
             entry = {"seeds": [run["seed"] for run in runs], "reference": present[0]}
             entry.update({name: mean_sd([get(run) for run in runs]) for name, get in ACCURACY})
             entry["non-proj. sentences"] = runs[0]["test"]["nonprojective_sentences"]
+            for name, values in (
+                    ("test UPOS", [run["test"].get("upos") for run in runs]),
+                    ("train minutes", [run["train_seconds"] / 60 if run.get("train_seconds")
+                                       else None for run in runs])):
+                values = [v for v in values if v is not None]
+                entry[name] = mean_sd(values) if values else None
             for key in ("words_per_second", "transitions_per_word"):
                 values = [run[key] for run in runs if run.get(key)]
                 entry[key] = mean_sd(values) if values else None
@@ -126,22 +132,22 @@ def _paired_cell(paired) -> str:
 
 def comparison_table(results: Results, treebanks: List[str], systems: List[str],
                      static: Static = None) -> str:
-    """Dev UAS/LAS, test UAS/LAS/CLAS, LAS on non-projective test sentences,
+    """Dev UAS/LAS, test UAS/LAS/CLAS/UPOS, LAS on non-projective test sentences,
     each as mean ± sd over seeds (a plain value for one seed); the paired
     difference of test UAS, test LAS and non-projective LAS to the first system,
     seed by seed, with its verdict; words/s (median run), its ratio to the
     first system and the same ratio for the best runs; transitions per word of
     our parsers, and that as a multiple of the static oracle's on the gold
-    test trees. The dev columns are headed "(selection)": dev chose each
+    test trees; training minutes (wall clock, where recorded). The dev columns are headed "(selection)": dev chose each
     pipeline's checkpoint, so they are not unbiased estimates."""
     summary = summarize(results, treebanks, systems, static)
     lines = [
         "| treebank | system | seeds | dev UAS (selection) | dev LAS (selection) | test UAS "
-        "| test LAS | test CLAS | test LAS non-proj. (sentences) | Δ test UAS (paired) "
-        "| Δ test LAS (paired) "
+        "| test LAS | test CLAS | test UPOS | test LAS non-proj. (sentences) "
+        "| Δ test UAS (paired) | Δ test LAS (paired) "
         "| Δ LAS non-proj. (paired) | words/s | speed ratio | best-run ratio | transitions/word "
-        "| × static oracle |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "| × static oracle | train min |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for tb in treebanks:
         for system in systems:
@@ -152,7 +158,7 @@ def comparison_table(results: Results, treebanks: List[str], systems: List[str],
             lines.append(
                 f"| {tb} | {label(system)} | {len(e['seeds'])} "
                 f"| {_cell(e['dev UAS'])} | {_cell(e['dev LAS'])} | {_cell(e['test UAS'])} "
-                f"| {_cell(e['test LAS'])} | {_cell(e['test CLAS'])} "
+                f"| {_cell(e['test LAS'])} | {_cell(e['test CLAS'])} | {_cell(e['test UPOS'])} "
                 f"| {_cell(e['test LAS non-proj.'])} ({e['non-proj. sentences']}) "
                 f"| {_paired_cell(e.get('paired test UAS'))} "
                 f"| {_paired_cell(e.get('paired test LAS'))} "
@@ -160,7 +166,8 @@ def comparison_table(results: Results, treebanks: List[str], systems: List[str],
                 f"| {_cell(speed, '{:,.0f}')} | {_cell(e['speed ratio'], '{:.2f}', 'x')} "
                 f"| {_cell(e['best-run ratio'], '{:.2f}', 'x')} "
                 f"| {_cell(e['transitions_per_word'])} "
-                f"| {_cell(e['x static oracle'], '{:.2f}', 'x')} |"
+                f"| {_cell(e['x static oracle'], '{:.2f}', 'x')} "
+                f"| {_cell(e['train minutes'], '{:.0f}')} |"
             )
     return "\n".join(lines)
 

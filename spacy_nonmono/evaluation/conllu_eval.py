@@ -251,11 +251,15 @@ def doc_tree(doc: Doc) -> Tree:
 
 
 def parse_sentences(nlp: Language, sentences: List[conllu.TokenList],
-                    batch_size: int = 256) -> List[Tree]:
-    """Parse each gold sentence as one doc; return a tree per sentence."""
+                    batch_size: int = 256, upos: Optional[List[List[str]]] = None) -> List[Tree]:
+    """Parse each gold sentence as one doc; return a tree per sentence. With
+    a list for `upos`, each sentence's predicted UPOS tags are appended to it
+    ("" where the pipeline sets none)."""
     docs = (sentence_doc(nlp.vocab, s) for s in sentences)
     trees = []
     for doc in nlp.pipe(docs, batch_size=batch_size):
+        if upos is not None:
+            upos.append([t.pos_ for t in doc])
         heads, labels = doc_tree(doc)
         if heads.count(0) != 1:
             raise ValueError(
@@ -329,6 +333,17 @@ class Evaluation:
     label_correct: Counter = field(default_factory=Counter)
     label_gold: Counter = field(default_factory=Counter)
     label_predicted: Counter = field(default_factory=Counter)
+    upos: Counts = field(default_factory=Counts)   # words whose UPOS was predicted
+
+    def add_upos(self, gold: Sequence[str], predicted: Sequence[str]) -> None:
+        """Count one sentence's predicted UPOS tags (a pipeline that sets
+        none gives "" and is not counted)."""
+        if len(gold) != len(predicted):
+            raise ValueError("Gold and predicted sentences differ in length; "
+                             "evaluation needs gold tokenization.")
+        for g, p in zip(gold, predicted):
+            if p:
+                self.upos.add(g == p, True)
 
     def add(self, gold: Tree, predicted: Tree) -> None:
         (gold_heads, gold_labels), (pred_heads, pred_labels) = gold, predicted
@@ -372,6 +387,7 @@ class Evaluation:
             "uas": self.words.uas,
             "las": self.words.las,
             "clas": self.clas,
+            "upos": self.upos.uas if self.upos.total else None,
             "words": self.words.total,
             "sentences": self.sentences,
             "nonprojective_sentences": self.nonprojective_sentences,
@@ -402,6 +418,8 @@ class Evaluation:
         for name, c in d["by_sentence_length"].items():
             label = f"sentences of {name}"
             lines.append(f"{label:<22}{c['uas']:8.2f}{c['las']:8.2f}{c['words']:9d}")
+        if d["upos"] is not None:
+            lines.append(f"UPOS accuracy: {d['upos']:.2f}")
         lines.append(f"CLAS F1: {d['clas']:.2f}   sentences: {d['sentences']} "
                      f"({d['nonprojective_sentences']} non-projective)   "
                      f"skipped (invalid gold): {d['skipped_sentences']}")
@@ -428,12 +446,20 @@ def evaluate_sentences(nlp: Language, sentences: List[conllu.TokenList],
     """Parse gold sentences (read_gold) with nlp and score them; optionally
     write the predictions as CoNLL-U. skipped: how many invalid sentences
     read_gold left out, for the report."""
-    trees = parse_sentences(nlp, sentences)
+    upos: List[List[str]] = []
+    trees = parse_sentences(nlp, sentences, upos=upos)
     if output is not None:
         write_conllu(sentences, trees, output)
     evaluation = evaluate_trees((gold_tree(s) for s in sentences), trees)
+    for sentence, predicted in zip(sentences, upos):
+        evaluation.add_upos(gold_upos(sentence), predicted)
     evaluation.skipped_sentences = skipped
     return evaluation
+
+
+def gold_upos(sentence: conllu.TokenList) -> List[str]:
+    """The UPOS tags of a sentence's syntactic words."""
+    return [t["upos"] or "" for t in sentence if is_word(t)]
 
 
 def evaluate_pipeline(nlp: Language, gold_path: Union[str, Path],
