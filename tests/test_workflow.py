@@ -515,6 +515,8 @@ def _parses(name):
     ("spacy_parser+bilstm+beam", "spacy_parser takes no variant but spacy_parser+bilstm, "
                                  "spacy_parser+full and spacy_parser[+full]+beam"),
     ("spacy_parser+biaffine", "spacy_parser takes no variant but"),
+    ("mh4+global+notags", "+notags takes an ingredient out of the full pipeline: add +full first"),
+    ("spacy_parser+full+two", "spacy_parser takes no variant but"),
     ("mst+beam", "'mst' is decoded globally only"),
     ("swap_stay_eager+beam_every", "+beam_every sets how the beam trains: add +beam first"),
     ("covington_nm+early", "+early sets how the beam trains: add +beam first"),
@@ -553,6 +555,37 @@ def test_workflow_global_and_encoder_names_train_what_they_say():
     assert json.loads(overrides["components.parser.model.tok2vec"]) == bilstm
     # The encoder inside the global model is the same one.
     assert Config().from_str(DEFAULT_CONFIG)["model"]["tok2vec"] == bilstm
+
+
+def test_full_pipeline_ablations_take_one_ingredient_out(tmp_path):
+    """+full's ablation variants change just their settings of full_pipeline.cfg."""
+    from thinc.api import Config
+
+    from spacy_nonmono.cli.workflow import FULL_VARIANTS, training_config
+
+    def flat(config, prefix=""):
+        out = {}
+        for key, value in config.items():
+            if isinstance(value, dict):
+                out.update(flat(value, f"{prefix}{key}."))
+            else:
+                out[prefix + key] = value
+        return out
+
+    def read(name):
+        path, overrides = training_config(name, tmp_path)
+        assert overrides == {} and path == str((tmp_path / f"{name}.cfg").resolve())
+        return flat(Config().from_disk(path, interpolate=False))
+
+    full = read("mh4+global+full")
+    for variant, settings in FULL_VARIANTS.items():
+        ablated = read(f"mh4+global+full+{variant}")
+        changed = {k for k in set(full) | set(ablated)
+                   if full.get(k, "absent") != ablated.get(k, "absent")}
+        # chars = null drops the character encoder's settings with it.
+        assert {k for k in changed if not k.startswith(f"{next(iter(settings))}.")} == set(settings)
+        assert all(ablated[k] == v for k, v in settings.items())
+    assert read("spacy_parser+full+notags")["components.morphologizer.model.tok2vec.scale"] == 0.0
 
 
 def test_workflow_refuses_a_wrong_name_before_running(tmp_path):

@@ -101,7 +101,22 @@ COMPONENT_SETTINGS = ("follow_oracle_prob", "decoding", "projectivize", "beam_up
 # "full" trains the parser in the full-strength pipeline (full_pipeline.cfg:
 # shared encoder, auxiliary taggers, senter, schedule), spaCy's parser too;
 # "biaffine" scores arcs and labels of the global model biaffinely.
-MODEL_VARIANTS = ("bilstm", "two", "full", "biaffine")
+# After +full, each of these takes one ingredient of the full recipe out (the
+# ablation in docs/results/full_pipeline/): the taggers' gradient on the
+# shared encoder, the character encoder, the vocabulary embeddings, every
+# dropout of the encoder, the learning-rate decay. Config paths -> values.
+ENCODER = "components.tok2vec.model"
+FULL_VARIANTS: Dict[str, Dict[str, object]] = {
+    "notags": {"components.morphologizer.model.tok2vec.scale": 0.0,
+               "components.tagger.model.tok2vec.scale": 0.0},
+    "nochars": {f"{ENCODER}.tok2vec.chars": None},
+    "novocab": {f"{ENCODER}.tok2vec.vocabulary": False},
+    "nodropout": {f"{ENCODER}.layer_dropout": 0.0, f"{ENCODER}.tok2vec.word_dropout": 0.0,
+                  f"{ENCODER}.tok2vec.token_dropout": 0.0,
+                  f"{ENCODER}.tok2vec.chars.dropout": 0.0},
+    "constlr": {"training.optimizer.learn_rate.max_decays": 0},
+}
+MODEL_VARIANTS = ("bilstm", "two", "full", "biaffine") + tuple(FULL_VARIANTS)
 SPACY_PARSER = "spacy_parser"
 UDPIPE = "udpipe"
 SPLITS = ("train", "dev", "test")
@@ -487,7 +502,8 @@ def parse_system(name: str) -> SystemSpec:
 
     head, *variants = name.split("+")
     if head in (SPACY_PARSER, UDPIPE):
-        if head == SPACY_PARSER and variants in ([], ["bilstm"], ["full"]):
+        if head == SPACY_PARSER and (variants in ([], ["bilstm"]) or (
+                variants[:1] == ["full"] and set(variants[1:]) <= set(FULL_VARIANTS))):
             return SystemSpec(None, model=tuple(variants))
         if head == SPACY_PARSER and variants in (["beam"], ["full", "beam"]):
             return SystemSpec(None, settings=VARIANTS["beam"], model=tuple(variants[:-1]))
@@ -513,6 +529,9 @@ def parse_system(name: str) -> SystemSpec:
         raise wrong("+global's and +full's models have their BiLSTM already")
     if "biaffine" in model and decoding != "global":
         raise wrong("+biaffine is a scorer of the global model: add +global first")
+    ablated = [v for v in model if v in FULL_VARIANTS]
+    if ablated and "full" not in model[:model.index(ablated[0])]:
+        raise wrong(f"+{ablated[0]} takes an ingredient out of the full pipeline: add +full first")
     beam_training = [v for v in variants
                      if {"beam_update_prob", "beam_update"} & set(VARIANTS.get(v, ()))]
     if beam_training and decoding != "beam":
@@ -595,6 +614,13 @@ def full_pipeline_config(spec: SystemSpec, name: str, out_dir: Optional[Path]) -
             component["model"]["features"] = "two"
         if "biaffine" in spec.model:
             component["model"]["scorer"] = "biaffine"
+    for variant in spec.model:
+        for setting, value in FULL_VARIANTS.get(variant, {}).items():
+            *sections, key = setting.split(".")
+            section = config
+            for part in sections:
+                section = section[part]
+            section[key] = value
     out_dir.mkdir(parents=True, exist_ok=True)
     path = (out_dir / f"{name}.cfg").resolve()
     path.write_text(config_text(config, f"{name}: made by the workflow"), encoding="utf8")
