@@ -35,7 +35,7 @@ class GoldTokenCorpus(Corpus):
     def _make_example(self, nlp: Language, reference: Doc, gold_preproc: bool) -> Example:
         sent_starts = None
         if self.gold_sentences and reference.has_annotation("SENT_START"):
-            sent_starts = [bool(token.is_sent_start) for token in reference]
+            sent_starts = [token.is_sent_start for token in reference]   # None: unknown
         words = [token.text for token in reference]
         spaces = [bool(token.whitespace_) for token in reference]
         return Example(Doc(nlp.vocab, words=words, spaces=spaces, sent_starts=sent_starts),

@@ -11,6 +11,7 @@ from spacy.language import Language
 from spacy.pipeline import TrainablePipe
 from spacy.pipeline._parser_internals import nonproj
 from spacy.scorer import Scorer
+from spacy.pipeline.tok2vec import Tok2VecListener
 from spacy.tokens import Doc
 from spacy.training import Example, validate_examples, validate_get_examples
 from spacy.vocab import Vocab
@@ -318,10 +319,16 @@ class NonMonoParser(TrainablePipe):
         validate_examples(examples, "NonMonoParser.update")
         examples = list(examples)
         golds = list(self._gold_sentences(examples, self.gold_problems))
-        if not golds:
-            return losses
         docs = [eg.predicted for eg in examples]
         set_dropout_rate(self.model, drop)
+        if not golds:
+            # A shared tok2vec learns when its last listener backpropagates:
+            # pass it a zero gradient, or the other components' gradients of
+            # this batch are lost.
+            if any(isinstance(node, Tok2VecListener) for node in self.model.walk()):
+                tokvecs, backprop = self.model.get_ref("tok2vec").begin_update(docs)
+                backprop([self.model.ops.alloc2f(*t.shape) for t in tokvecs])
+            return losses
         loss = self.decoder.update(
             self.model, self.moves, docs,
             spans=[(d, start, end) for d, start, end, _, _ in golds],
