@@ -183,3 +183,44 @@ def test_long_docs_are_parsed_in_windows(examples):
     doc = nlp(Doc(nlp.vocab, words=["word"] * 301))
     assert tree_ok(doc) and len(list(doc.sents)) == 1
     assert sum(t.dep_ == "dep" and t.head.dep_ == "ROOT" for t in doc) >= 5
+
+
+
+def test_vector_dropout_only_in_training():
+    """GlobalParserModel's dropout masks the token vectors in training only;
+    the weights' gradient is that of the masked vectors (one mask per
+    forward pass: the same seed gives the same mask)."""
+    from spacy.util import registry
+    from thinc.api import fix_random_seed
+
+    from conftest import global_model
+    from spacy_nonmono.models.global_model import size_global_model
+
+    with pytest.raises(ValueError, match="dropout must be in"):
+        registry.resolve({"m": {**global_model(), "dropout": 1.0}})
+    docs = [Doc(spacy.blank("en").vocab, words="The dog barked at the cat".split())]
+    model = registry.resolve({"m": {**global_model(), "dropout": 0.5}})["m"]
+    size_global_model(model, {"shift": 1, "reduce": 4, "label": 2})
+    model.initialize(X=docs)
+    predicted = model.predict(docs)
+    numpy.testing.assert_array_equal(predicted, model.predict(docs))
+    G = numpy.random.default_rng(0).normal(size=predicted.shape).astype("f")
+
+    def loss():
+        fix_random_seed(1)
+        parts, _ = model.begin_update(docs)
+        return float((parts.astype("d") * G).sum())
+
+    fix_random_seed(1)
+    parts, backprop = model.begin_update(docs)
+    assert not numpy.allclose(parts, predicted)
+    backprop(G)
+    W, dW = model.get_param("W"), model.get_grad("W")
+    for idx in [(0, 0), (3, 5), (7, 2), (11, 9)]:
+        saved = W[idx]
+        W[idx] = saved + 1e-2
+        up = loss()
+        W[idx] = saved - 1e-2
+        down = loss()
+        W[idx] = saved
+        assert abs((up - down) / 2e-2 - dW[idx]) < 1e-2 * max(1.0, abs(dW[idx]))

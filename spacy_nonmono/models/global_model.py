@@ -79,6 +79,7 @@ def build_global_model(
     features: str = "hybrid",
     label_hidden_width: int = 100,
     scorer: str = "mlp",
+    dropout: float = 0.0,
 ) -> Model:
     """Build the global parser's model.
 
@@ -91,10 +92,15 @@ def build_global_model(
     label_hidden_width: hidden units of the label scorer.
     scorer: "mlp" (an MLP per scorer) or "biaffine" (Dozat & Manning's
         biaffine arc and label scorers; transitions stay MLPs).
+    dropout: dropout on the token vectors the scorers read (the encoder's
+        output), in training; fixed by the config, like the encoder's.
     """
     if features not in FEATURES:
         raise ValueError(f"Unknown features {features!r}: expected one of "
                          f"{', '.join(repr(f) for f in FEATURES)}.")
+    if isinstance(dropout, bool) or not isinstance(dropout, (int, float)) \
+            or not 0.0 <= dropout < 1.0:
+        raise ValueError(f"GlobalParserModel: dropout must be in [0, 1); got {dropout!r}.")
     if scorer not in SCORER_KINDS:
         raise ValueError(f"Unknown scorer {scorer!r}: expected one of "
                          f"{', '.join(repr(k) for k in SCORER_KINDS)}.")
@@ -107,7 +113,8 @@ def build_global_model(
         layers=[token_vectors],
         refs={"tok2vec": tok2vec, "token_vectors": token_vectors},
         dims={"nI": t2v_width, "nH": hidden_width, "nL_hidden": label_hidden_width},
-        attrs={"features": features, "scorers": None, "scorer": scorer},
+        attrs={"features": features, "scorers": None, "scorer": scorer,
+               "vector_dropout": float(dropout)},
         params={"root": None, "end": None, "W": None,
                 **{f"{name}_{k}": None for name in SCORERS
                    for k in scorer_kind(scorer, name).param_names}},
@@ -183,6 +190,10 @@ def forward(model: Model, docs: List[Doc], is_train: bool):
     ops = model.ops
     tokvecs, backprop_tok2vec = model.get_ref("token_vectors")(docs, is_train)
     n_tokens = tokvecs.shape[0]
+    mask = None
+    if is_train and model.attrs.get("vector_dropout", 0.0) > 0:
+        mask = ops.get_dropout_mask(tokvecs.shape, model.attrs["vector_dropout"])
+        tokvecs = tokvecs * mask
     X = ops.xp.vstack((tokvecs, model.get_param("root"), model.get_param("end")))
     W = model.get_param("W")
     parts = ops.gemm(X, W, trans2=True)
@@ -195,7 +206,7 @@ def forward(model: Model, docs: List[Doc], is_train: bool):
         dX = ops.gemm(d_flat, W)
         model.inc_grad("root", dX[n_tokens:n_tokens + 1])
         model.inc_grad("end", dX[n_tokens + 1:])
-        return backprop_tok2vec(dX[:n_tokens])
+        return backprop_tok2vec(dX[:n_tokens] if mask is None else dX[:n_tokens] * mask)
 
     return host, backprop
 
