@@ -33,7 +33,7 @@ from spacy_nonmono.models.words import normalize_form, word_embed_layers
 from spacy_nonmono.pipeline.corpus import GoldTokenCorpus
 
 FULL = "full_pipeline.cfg"
-PIPELINE = ["tok2vec", "senter", "morphologizer", "tagger", "nonmono_parser"]
+PIPELINE = ["senter", "tok2vec", "morphologizer", "tagger", "nonmono_parser"]
 LISTENER = {"@architectures": "spacy.Tok2VecListener.v1",
             "width": "${components.tok2vec.model.width}", "upstream": "tok2vec"}
 # The shipped pipeline, narrow: every layer of it, at small widths.
@@ -80,9 +80,13 @@ def test_shipped_full_pipeline_is_filled_and_selects_by_dev_uas_las():
     assert components["nonmono_parser"]["model"]["tok2vec"] == LISTENER
     scales = {name: (components[name]["model"]["tok2vec"]["scale"],
                      components[name]["model"]["tok2vec"]["layer"])
-              for name in ("senter", "morphologizer", "tagger")}
-    assert scales == {"senter": (0.0, LISTENER), "morphologizer": (0.2, LISTENER),
-                      "tagger": (0.2, LISTENER)}
+              for name in ("morphologizer", "tagger")}
+    assert scales == {"morphologizer": (0.2, LISTENER), "tagger": (0.2, LISTENER)}
+    # The senter runs first on its own encoder; the shared BiLSTM then reads
+    # each sentence alone, on raw text as on gold sentences.
+    assert components["senter"]["model"]["tok2vec"]["@architectures"] == "spacy.HashEmbedCNN.v2"
+    assert components["tok2vec"]["model"]["sentences"] is True
+    assert config["corpora"]["train"]["gold_sentences"] is True
     assert config["initialize"]["before_init"] == {
         "@callbacks": "spacy_nonmono.count_words.v1", "path": "${paths.train}"}
 
@@ -181,7 +185,7 @@ def dev_docs(nlp, path):
 def test_trained_pipeline_parses_saves_loads_and_pickles(trained, full_corpora, tmp_path):
     nlp, final = trained
     assert nlp.pipe_names == PIPELINE
-    assert nlp.get_pipe("tok2vec").listening_components == PIPELINE[1:]
+    assert nlp.get_pipe("tok2vec").listening_components == PIPELINE[2:]
     examples = list(GoldTokenCorpus(full_corpora["paths.dev"], gold_sentences=True)(nlp))
     parsed = list(nlp.pipe(eg.predicted for eg in examples))
     for doc, eg in zip(parsed, examples):
@@ -195,7 +199,7 @@ def test_trained_pipeline_parses_saves_loads_and_pickles(trained, full_corpora, 
 
     def same_as_trained(other):
         assert other.pipe_names == PIPELINE
-        assert other.get_pipe("tok2vec").listening_components == PIPELINE[1:]
+        assert other.get_pipe("tok2vec").listening_components == PIPELINE[2:]
         got = annotations(other.pipe(dev_docs(other, full_corpora["paths.dev"])))
         assert got + annotations(other.pipe(texts)) == expected
 
@@ -239,7 +243,7 @@ def test_raw_text_is_split_by_the_senter(trained, monkeypatch):
     text = "The cat sat on the mat. Then it left the house."
     doc = nlp(text)
     assert doc.has_annotation("SENT_START") and doc.has_annotation("DEP")
-    with nlp.select_pipes(enable=["tok2vec", "senter"]):
+    with nlp.select_pipes(enable=["senter"]):
         split = nlp(text)
     assert split.has_annotation("SENT_START") and not split.has_annotation("DEP")
     assert sentences(doc) == sentences(split)
@@ -288,8 +292,7 @@ def test_taggers_train_the_encoder_with_their_configured_weight(full_corpora):
     fix_random_seed(0)
     nlp = init_nlp(small_config(full_corpora, **NO_DROPOUT))
     assert {name: scale_layer(nlp, name).attrs["scale"]
-            for name in ("senter", "morphologizer", "tagger")} == \
-        {"senter": 0.0, "morphologizer": 0.2, "tagger": 0.2}
+            for name in ("morphologizer", "tagger")} == {"morphologizer": 0.2, "tagger": 0.2}
     examples = list(GoldTokenCorpus(full_corpora["paths.train"])(nlp))[:2]
     # One optimizer step first: the taggers' output layers start at zero and
     # send no gradient down before they have weights.
@@ -309,11 +312,6 @@ def test_taggers_train_the_encoder_with_their_configured_weight(full_corpora):
     assert numpy.linalg.norm(error) < 1e-3 * numpy.linalg.norm(share)
     numpy.testing.assert_allclose(g2 - g0, 2 * share, rtol=1e-3,
                                   atol=1e-5 * numpy.abs(g0).max())
-    # The senter's configured 0 keeps out a gradient it would send.
-    morph.attrs["scale"] = 0.2
-    scale_layer(nlp, "senter").attrs["scale"] = 1.0
-    assert numpy.linalg.norm(encoder_gradients(nlp, examples) - g1) > \
-        1e-3 * numpy.linalg.norm(g1)
 
 
 def test_taggers_train_the_encoder_when_the_parser_skips_the_batch(full_corpora):
@@ -428,7 +426,7 @@ def test_init_config_full_pipeline_greedy(tmp_path):
     # It builds: the step model reads the shared encoder.
     nlp = spacy.util.load_model_from_config(load_config(tmp_path / "greedy.cfg"),
                                             auto_fill=False, validate=True)
-    assert nlp.get_pipe("tok2vec").listening_components == PIPELINE[1:]
+    assert nlp.get_pipe("tok2vec").listening_components == PIPELINE[2:]
 
 
 def test_init_config_full_pipeline_needs_greedy_or_beam_for_a_transition_system(
@@ -511,7 +509,7 @@ def test_workflow_full_systems_train(name, parser, hidden, full_corpora, tmp_pat
     fix_random_seed(0)
     nlp = init_nlp(load_config(path, overrides={**full_corpora, **overrides, hidden: 16}))
     assert nlp.pipe_names == PIPELINE[:-1] + [parser]
-    assert nlp.get_pipe("tok2vec").listening_components == PIPELINE[1:-1] + [parser]
+    assert nlp.get_pipe("tok2vec").listening_components == PIPELINE[2:-1] + [parser]
     examples = list(GoldTokenCorpus(full_corpora["paths.train"])(nlp))[:2]
     t2v = nlp.get_pipe("tok2vec").model
     before = [node.get_param(p).copy() for node in t2v.walk() for p in node.param_names]

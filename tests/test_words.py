@@ -368,3 +368,50 @@ def test_plateau_schedule_is_an_optimizer_schedule_fed_by_the_logger():
     assert len(logged) == 2
     with pytest.raises(ValueError, match="factor in"):
         PlateauDecay(0.1, 1.5, 1, 1)
+
+
+# -- the BiLSTM over sentences ------------------------------------------------------
+
+
+def sentence_encoder(sentences=True):
+    return spacy.registry.resolve({"m": {
+        "@architectures": "spacy_nonmono.BiLSTMEncoder.v1", "width": 6, "depth": 2,
+        "sentences": sentences,
+        "tok2vec": {"@architectures": "spacy_nonmono.WordEmbed.v1", "width": 4, "min_freq": 1,
+                    "word_dropout": 0.0, "chars": None}}})["m"]
+
+
+def test_bilstm_reads_each_sentence_alone_when_boundaries_are_set():
+    model = sentence_encoder()
+    set_word_counts(model.layers[0], Counter("a b c d e".split()))
+    two = Doc(VOCAB, words="a b c d e".split(), sent_starts=[True, False, True, False, False])
+    plain = Doc(VOCAB, words="a b c d e".split())
+    first, second, empty = docs_of("a b", "c d e", "")
+    model.initialize(X=[two])
+    Y = model.predict([two, plain, first, second, empty])
+    numpy.testing.assert_allclose(Y[0], numpy.concatenate([Y[2], Y[3]]), rtol=1e-6)
+    assert not numpy.allclose(Y[0], Y[1])   # no boundaries: one sequence
+    assert Y[4].shape == (0, 6)
+    # Each doc is one sequence with sentences = false.
+    whole = sentence_encoder(sentences=False)
+    set_word_counts(whole.layers[0], Counter("a b c d e".split()))
+    whole.initialize(X=[two])
+    Y = whole.predict([two, plain])
+    numpy.testing.assert_allclose(Y[0], Y[1], rtol=1e-6)
+
+
+def test_bilstm_by_sentence_gradients():
+    model = sentence_encoder()
+    set_word_counts(model.layers[0], Counter("a b c d e".split()))
+    docs = [Doc(VOCAB, words="a b c d e".split(), sent_starts=[True, False, True, False, False]),
+            Doc(VOCAB, words=[]), Doc(VOCAB, words="e d".split())]
+    model.initialize(X=docs)
+    rng = numpy.random.default_rng(4)
+    d_output = [rng.normal(size=(len(d), 6)).astype("f") for d in docs]
+    _, backprop = model.begin_update(docs)
+    backprop(d_output)
+
+    def loss(Ys):
+        return sum(float((Y.astype("d") * d).sum()) for Y, d in zip(Ys, d_output))
+
+    check_gradients(model, docs, loss, d_output, all_params(model))

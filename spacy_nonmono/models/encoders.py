@@ -78,6 +78,7 @@ def BiLSTMEncoder(
     depth: int = 2,
     dropout: float = 0.0,
     layer_dropout: float = 0.0,
+    sentences: bool = False,
 ) -> Model[List[Doc], List[Floats2d]]:
     """A bidirectional LSTM over the vectors of `tok2vec`.
 
@@ -88,14 +89,58 @@ def BiLSTMEncoder(
     depth: the number of stacked bidirectional layers (at least 1).
     dropout: the LSTM's weight dropout in training, in [0, 1).
     layer_dropout: dropout on each layer's input in training, in [0, 1).
+    sentences: False: each doc is one sequence; True: each sentence of a doc
+        whose sentence boundaries are set (gold, or a senter before the
+        tok2vec) is one, so that a model trained on gold sentences reads the
+        same contexts on raw text.
     """
     t2v_width = tok2vec.get_dim("nO") if tok2vec.has_dim("nO") else None
     lstm = BiLSTM(width, depth=depth, dropout=dropout, nI=t2v_width, layer_dropout=layer_dropout)
-    model = chain(tok2vec, lstm)
+    if sentences:
+        model = Model("bilstm_by_sentence", _by_sentence_forward, layers=[tok2vec, lstm],
+                      init=_by_sentence_init, dims={"nO": width})
+    else:
+        model = chain(tok2vec, lstm)
     model.set_dim("nO", width)
     model.set_ref("tok2vec", tok2vec)
     model.set_ref("bilstm", lstm)
     return model
+
+
+def _by_sentence_init(model: Model, X: Optional[List[Doc]] = None, Y=None) -> None:
+    tok2vec, lstm = model.layers
+    tok2vec.initialize(X=X)
+    if tok2vec.has_dim("nO") and not lstm.has_dim("nI"):
+        lstm.set_dim("nI", tok2vec.get_dim("nO"))
+    lstm.initialize()
+
+
+def _by_sentence_forward(model: Model, docs: List[Doc], is_train: bool):
+    """The LSTM over each sentence of each doc (the whole doc where no
+    boundaries are set)."""
+    tok2vec, lstm = model.layers
+    vectors, backprop_tok2vec = tok2vec(docs, is_train)
+    bounds = [[(s.start, s.end) for s in doc.sents] if len(doc) and
+              doc.has_annotation("SENT_START") else [(0, len(doc))] for doc in docs]
+    pieces = [X[start:end] for X, doc_bounds in zip(vectors, bounds) for start, end in doc_bounds]
+    outputs, backprop_lstm = lstm(pieces, is_train)
+    xp = model.ops.xp
+    Ys, at = [], 0
+    for doc_bounds in bounds:
+        Ys.append(xp.concatenate(outputs[at:at + len(doc_bounds)]))
+        at += len(doc_bounds)
+
+    def backprop(dYs: List[Floats2d]) -> List:
+        d_pieces = [dY[start:end] for dY, doc_bounds in zip(dYs, bounds)
+                    for start, end in doc_bounds]
+        d_out, at = [], 0
+        d_inputs = backprop_lstm(d_pieces)
+        for doc_bounds in bounds:
+            d_out.append(xp.concatenate(d_inputs[at:at + len(doc_bounds)]))
+            at += len(doc_bounds)
+        return backprop_tok2vec(d_out)
+
+    return Ys, backprop
 
 
 def BiLSTM(
