@@ -105,13 +105,16 @@ def plateau_logger(logger: Callable) -> Callable:
 
         def log(info: Optional[Dict]) -> None:
             if info is not None and info.get("score") is not None:
+                decayed = set()
                 for schedule in list(_ACTIVE):
                     before = schedule.decays
                     schedule.report(info["score"])
                     if schedule.decays > before:
-                        print(f"Learning rate decayed to {schedule.current:.2e} "
-                              f"({schedule.decays} of {schedule.max_decays})",
-                              file=stdout, flush=True)
+                        decayed.add((schedule.current, schedule.decays, schedule.max_decays))
+                # (spaCy may have resolved the schedule more than once: one line.)
+                for rate, n, most in sorted(decayed):
+                    print(f"Learning rate decayed to {rate:.2e} ({n} of {most})",
+                          file=stdout, flush=True)
             log_step(info)
 
         return log, finalize

@@ -218,7 +218,7 @@ def test_config_defaults_are_packaged_and_match_the_repository(tmp_path):
     configs = commands["workflow"].parse_args(["train"]).configs
     assert configs == CONFIG_DIR
     packaged = sorted(p.name for p in CONFIG_DIR.glob("*.cfg"))
-    assert packaged == ["nonmono_parser.cfg", "spacy_parser.cfg"]
+    assert packaged == ["full_pipeline.cfg", "nonmono_parser.cfg", "spacy_parser.cfg"]
     assert sorted(p.name for p in (ROOT / "configs").glob("*.cfg")) == packaged
     for name in packaged:
         top = ROOT / "configs" / name
