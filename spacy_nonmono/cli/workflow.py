@@ -101,10 +101,12 @@ COMPONENT_SETTINGS = ("follow_oracle_prob", "decoding", "projectivize", "beam_up
 # "full" trains the parser in the full-strength pipeline (full_pipeline.cfg:
 # shared encoder, auxiliary taggers, senter, schedule), spaCy's parser too;
 # "biaffine" scores arcs and labels of the global model biaffinely.
-# After +full, each of these takes one ingredient of the full recipe out (the
-# ablation in docs/results/full_pipeline/): the taggers' gradient on the
-# shared encoder, the character encoder, the vocabulary embeddings, every
-# dropout of the encoder, the learning-rate decay. Config paths -> values.
+# After +full, settings of the full pipeline (docs/results/full_pipeline/).
+# The ablation: each takes one ingredient of the recipe out (the taggers'
+# gradient on the shared encoder, the character encoder, the vocabulary
+# embeddings, every dropout of the encoder, the learning-rate decay). Levers:
+# dropout on the vectors the global model's scorers read (as the paper's 0.3
+# on its MLPs), the paper's batches of about 100 words. Config paths -> values.
 ENCODER = "components.tok2vec.model"
 FULL_VARIANTS: Dict[str, Dict[str, object]] = {
     "notags": {"components.morphologizer.model.tok2vec.scale": 0.0,
@@ -115,6 +117,8 @@ FULL_VARIANTS: Dict[str, Dict[str, object]] = {
                   f"{ENCODER}.tok2vec.token_dropout": 0.0,
                   f"{ENCODER}.tok2vec.chars.dropout": 0.0},
     "constlr": {"training.optimizer.learn_rate.max_decays": 0},
+    "mlpdrop": {"components.nonmono_parser.model.dropout": 0.3},
+    "batch100": {"training.batcher.size": 100},
 }
 MODEL_VARIANTS = ("bilstm", "two", "full", "biaffine") + tuple(FULL_VARIANTS)
 SPACY_PARSER = "spacy_parser"
