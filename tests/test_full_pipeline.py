@@ -455,7 +455,7 @@ def test_workflow_full_names(name, system, decoding, model):
 
 
 @pytest.mark.parametrize("name,message", [
-    ("covington_nm+biaffine", "+biaffine is a scorer of the global model: add +global first"),
+    ("covington_nm+biaffine", "+biaffine sets the global model: add +global first"),
     ("spacy_parser+biaffine", "spacy_parser takes no variant but spacy_parser+bilstm, "
                               "spacy_parser+full and spacy_parser[+full]+beam"),
     ("mh4+global+full+bilstm", "+global's and +full's models have their BiLSTM already"),

@@ -121,6 +121,7 @@ FULL_VARIANTS: Dict[str, Dict[str, object]] = {
     "batch100": {"training.batcher.size": 100},
 }
 MODEL_VARIANTS = ("bilstm", "two", "full", "biaffine") + tuple(FULL_VARIANTS)
+GLOBAL_MODEL_VARIANTS = ("mlpdrop",)   # FULL_VARIANTS of the global model
 SPACY_PARSER = "spacy_parser"
 UDPIPE = "udpipe"
 SPLITS = ("train", "dev", "test")
@@ -507,7 +508,8 @@ def parse_system(name: str) -> SystemSpec:
     head, *variants = name.split("+")
     if head in (SPACY_PARSER, UDPIPE):
         if head == SPACY_PARSER and (variants in ([], ["bilstm"]) or (
-                variants[:1] == ["full"] and set(variants[1:]) <= set(FULL_VARIANTS))):
+                variants[:1] == ["full"]
+                and set(variants[1:]) <= set(FULL_VARIANTS) - set(GLOBAL_MODEL_VARIANTS))):
             return SystemSpec(None, model=tuple(variants))
         if head == SPACY_PARSER and variants in (["beam"], ["full", "beam"]):
             return SystemSpec(None, settings=VARIANTS["beam"], model=tuple(variants[:-1]))
@@ -531,8 +533,9 @@ def parse_system(name: str) -> SystemSpec:
         raise wrong("+two is a feature set of the global model: add +global first")
     if "bilstm" in model and (decoding == "global" or "full" in model):
         raise wrong("+global's and +full's models have their BiLSTM already")
-    if "biaffine" in model and decoding != "global":
-        raise wrong("+biaffine is a scorer of the global model: add +global first")
+    for variant in ("biaffine",) + GLOBAL_MODEL_VARIANTS:
+        if variant in model and decoding != "global":
+            raise wrong(f"+{variant} sets the global model: add +global first")
     ablated = [v for v in model if v in FULL_VARIANTS]
     if ablated and "full" not in model[:model.index(ablated[0])]:
         raise wrong(f"+{ablated[0]} takes an ingredient out of the full pipeline: add +full first")
