@@ -178,3 +178,17 @@ def test_text_that_is_not_utf8_and_binary_data(data, problem, line, tmp_path):
     with pytest.raises(ConlluError) as error:
         read_conllu(path)
     assert error.value.problem.startswith(problem) and error.value.line == line
+
+
+def test_upos_accuracy_counts_only_predicted_tags():
+    from spacy_nonmono.evaluation.conllu_eval import Evaluation
+
+    evaluation = Evaluation()
+    assert evaluation.to_dict()["upos"] is None
+    evaluation.add_upos(["NOUN", "VERB", "DET"], ["NOUN", "NOUN", "DET"])
+    evaluation.add_upos(["ADJ"], [""])          # no tag predicted: not counted
+    assert evaluation.upos.total == 3
+    assert evaluation.to_dict()["upos"] == pytest.approx(200 / 3)
+    assert "UPOS accuracy: 66.67" in evaluation.to_table()
+    with pytest.raises(ValueError, match="gold tokenization"):
+        evaluation.add_upos(["NOUN"], ["NOUN", "VERB"])
