@@ -80,9 +80,12 @@ def filled_config(
     component = config["components"][COMPONENT]
     if pipeline == "full":
         if decoding in ("greedy", "beam"):
-            component["model"] = _step_model(component["model"]["tok2vec"])
-            component["max_sentence_length"] = util.load_config(
-                config_path("nonmono_parser.cfg"))["components"][COMPONENT]["max_sentence_length"]
+            # nonmono_parser.cfg's step model and length guard, on the shared encoder.
+            alone = util.load_config(config_path("nonmono_parser.cfg"),
+                                     interpolate=False)["components"][COMPONENT]
+            alone["model"]["tok2vec"] = component["model"]["tok2vec"]
+            component["model"] = alone["model"]
+            component["max_sentence_length"] = alone["max_sentence_length"]
         settings["system"] = system or ("mh4" if decoding in (None, "global") else "covington_nm")
     elif decoding == "global":
         from ..models.global_model import DEFAULT_CONFIG
@@ -114,16 +117,6 @@ def spacy_parser_pipeline(config: Config, factory: str = "parser") -> Config:
     config["nlp"]["pipeline"] = ["parser" if name == COMPONENT else name
                                  for name in config["nlp"]["pipeline"]]
     return fill(config)
-
-
-def _step_model(tok2vec: dict) -> dict:
-    """The step model of nonmono_parser.cfg over `tok2vec`."""
-    from spacy import util
-
-    model = util.load_config(config_path("nonmono_parser.cfg"),
-                             interpolate=False)["components"][COMPONENT]["model"]
-    model["tok2vec"] = tok2vec
-    return model
 
 
 def config_text(config: Config, header: str = "") -> str:

@@ -172,9 +172,14 @@ def _validate(width, depth, dropout, layer_dropout) -> None:
         )
     if isinstance(depth, bool) or not isinstance(depth, int) or depth < 1:
         raise ValueError(f"BiLSTMEncoder: depth must be an integer >= 1; got {depth!r}.")
-    for name, rate in (("dropout", dropout), ("layer_dropout", layer_dropout)):
-        if isinstance(rate, bool) or not isinstance(rate, (int, float)) or not 0.0 <= rate < 1.0:
-            raise ValueError(f"BiLSTMEncoder: {name} must be in [0, 1); got {rate!r}.")
+    check_rate("BiLSTMEncoder", "dropout", dropout)
+    check_rate("BiLSTMEncoder", "layer_dropout", layer_dropout)
+
+
+def check_rate(name: str, setting: str, value) -> None:
+    """A dropout rate of a layer's settings: a number in [0, 1)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0.0 <= value < 1.0:
+        raise ValueError(f"{name}: {setting} must be in [0, 1); got {value!r}.")
 
 
 def _bilstm_init(model: Model, X: Optional[List[Floats2d]] = None, Y=None) -> None:

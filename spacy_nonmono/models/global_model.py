@@ -41,7 +41,7 @@ from spacy.util import registry
 from thinc.api import Model, chain, glorot_uniform_init, list2array, normal_init
 from thinc.types import Floats2d
 
-from . import encoders  # noqa: F401  (registers the BiLSTM encoder its default config uses)
+from .encoders import check_rate  # (also registers the BiLSTM encoder of DEFAULT_CONFIG)
 from .parser_model import CNN_TOK2VEC_CONFIG
 
 # The encoder of the global model: a two-layer BiLSTM on the greedy parsers'
@@ -98,9 +98,7 @@ def build_global_model(
     if features not in FEATURES:
         raise ValueError(f"Unknown features {features!r}: expected one of "
                          f"{', '.join(repr(f) for f in FEATURES)}.")
-    if isinstance(dropout, bool) or not isinstance(dropout, (int, float)) \
-            or not 0.0 <= dropout < 1.0:
-        raise ValueError(f"GlobalParserModel: dropout must be in [0, 1); got {dropout!r}.")
+    check_rate("GlobalParserModel", "dropout", dropout)
     if scorer not in SCORER_KINDS:
         raise ValueError(f"Unknown scorer {scorer!r}: expected one of "
                          f"{', '.join(repr(k) for k in SCORER_KINDS)}.")

@@ -40,7 +40,7 @@ from spacy.util import registry
 from thinc.api import HashEmbed, Model, glorot_uniform_init, uniform_init
 from thinc.types import Floats2d
 
-from .encoders import BiLSTM
+from .encoders import BiLSTM, check_rate
 
 # Hashed ids of the markers around a word's characters: past the last code
 # point, so no character shares them.
@@ -162,7 +162,7 @@ def WordEmbed(
     if not isinstance(word_dropout, (int, float)) or isinstance(word_dropout, bool) \
             or word_dropout < 0:
         raise ValueError(f"WordEmbed: word_dropout must be a number >= 0; got {word_dropout!r}.")
-    _check_rate("WordEmbed", "token_dropout", token_dropout)
+    check_rate("WordEmbed", "token_dropout", token_dropout)
     if chars is not None and chars.has_dim("nO") and chars.get_dim("nO") != width:
         raise ValueError(f"WordEmbed: the character encoder's width ({chars.get_dim('nO')}) "
                          f"must be the word vectors' width ({width}).")
@@ -311,7 +311,3 @@ def _check_width(name: str, setting: str, value) -> None:
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
         raise ValueError(f"{name}: {setting} must be a positive integer; got {value!r}.")
 
-
-def _check_rate(name: str, setting: str, value) -> None:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0.0 <= value < 1.0:
-        raise ValueError(f"{name}: {setting} must be in [0, 1); got {value!r}.")
