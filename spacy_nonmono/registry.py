@@ -1,5 +1,5 @@
 """Registries of the package (catalogue; entry points allowed, so other
-packages can add systems and decoders)."""
+packages can add systems, decoders and structures)."""
 import catalogue
 
 # Transition systems by config name, e.g. "covington". Each entry is a
@@ -9,6 +9,10 @@ systems = catalogue.create("spacy_nonmono", "systems", entry_points=True)
 # Decoders by the component's `decoding` setting, e.g. "greedy". Each entry
 # is a callable `() -> Decoder`.
 decoders = catalogue.create("spacy_nonmono", "decoders", entry_points=True)
+
+# Structures of exact global decoding by name, e.g. "mst". Each entry is a
+# callable `() -> graph.structures.Structure`.
+structures = catalogue.create("spacy_nonmono", "structures", entry_points=True)
 
 
 def _lookup(registry, kind: str, name: str):
@@ -31,3 +35,10 @@ def get_decoder(name):
     from . import decoders as _builtin  # noqa: F401
 
     return _lookup(decoders, "decoder", name)
+
+
+def get_structure(name):
+    """The structure of global decoding registered as `name`, with a clear error."""
+    from . import graph as _builtin  # noqa: F401
+
+    return _lookup(structures, "structure", name)

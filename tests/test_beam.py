@@ -196,13 +196,19 @@ def test_gold_beam_keeps_zero_loss_moves_and_builds_the_gold_tree(name):
 
 
 def test_bad_beam_settings_are_clear_errors():
-    for settings, message in (({"beam_width": 0}, "beam_width"),
-                              ({"beam_width": 2.5}, "beam_width"),
-                              ({"beam_density": 1.0}, "beam_density"),
-                              ({"beam_update_prob": 1.5}, "beam_update_prob"),
-                              ({"beam_update": "late"}, "beam_update must be one of")):
+    for options, message in (({"width": 0}, "width must be an integer"),
+                             ({"width": 2.5}, "width must be an integer"),
+                             ({"density": 1.0}, "density must be in"),
+                             ({"update_prob": 1.5}, "update_prob must be in"),
+                             ({"update": "late"}, "update must be one of"),
+                             ({"widht": 4}, "has no option 'widht'; its options: 'width'")):
         with pytest.raises(ValueError, match=message):
-            make_nlp(decoding="beam", **settings)
+            make_nlp(decoding="beam", decoding_options=options)
+    with pytest.raises(ValueError, match="decoding = 'greedy' has no option 'widht'; its "
+                       "options: none"):
+        make_nlp(decoding_options={"widht": 4})
+    # The beam's options are left aside by the greedy decoder (a switch at load time).
+    assert make_nlp(decoding_options={"width": 4}).get_pipe("nonmono_parser").decoder.options == {}
 
 
 def test_beam_widths_components():
@@ -234,8 +240,8 @@ def test_beam_training_learns_round_trips_and_switches_decoders(train_examples, 
     and the pipeline behaves as a greedy one does."""
     spacy.util.fix_random_seed(0)
     examples = train_examples[:15]
-    nlp = make_nlp(system="arc_eager_unshift", decoding="beam", beam_width=4,
-                   beam_update_prob=1.0)
+    nlp = make_nlp(system="arc_eager_unshift", decoding="beam",
+                   decoding_options={"width": 4, "update_prob": 1.0})
     history = train(nlp, examples, epochs=30)
     assert sum(history[-4:]) < 0.8 * sum(history[:4]), history
     words = [[t.text for t in eg.reference] for eg in examples]
@@ -246,7 +252,7 @@ def test_beam_training_learns_round_trips_and_switches_decoders(train_examples, 
     assert correct / sum(len(doc) for doc in parsed) > 0.8
     nlp.to_disk(tmp_path / "beam")
     loaded = spacy.load(tmp_path / "beam")
-    assert loaded.get_pipe("nonmono_parser").cfg["beam_width"] == 4
+    assert loaded.get_pipe("nonmono_parser").decoder.width == 4
     docs = lambda model: [Doc(model.vocab, words=w) for w in words]  # noqa: E731
     assert heads_of(loaded.pipe(docs(loaded))) == heads_of(parsed)
     unpickled = pickle.loads(pickle.dumps(loaded))
@@ -256,14 +262,15 @@ def test_beam_training_learns_round_trips_and_switches_decoders(train_examples, 
     greedy = spacy.load(tmp_path / "beam",
                         config={"components": {"nonmono_parser": {"decoding": "greedy"}}})
     width_one = spacy.load(tmp_path / "beam",
-                           config={"components": {"nonmono_parser": {"beam_width": 1}}})
+                           config={"components": {"nonmono_parser": {
+                               "decoding_options": {"width": 1}}}})
     assert heads_of(width_one.pipe(docs(width_one))) == heads_of(greedy.pipe(docs(greedy)))
     # Preset sentences, awkward and over-long docs (windows), as greedy.
     words = "The dog barked . A cat slept . Birds sing".split()
     starts = [True, False, False, False, True, False, False, False, True, False]
     doc = loaded(Doc(loaded.vocab, words=words, sent_starts=starts))
     assert [s.start for s in doc.sents] == [0, 4, 8] and tree_ok(doc)
-    limit = loaded.get_pipe("nonmono_parser").cfg["max_sentence_length"]
+    limit = loaded.get_pipe("nonmono_parser").max_sentence_length
     for words in ([], ["Hello"], ["a", " ", "b", "\n"], ["word"] * (limit + 7)):
         doc = loaded(Doc(loaded.vocab, words=words))
         assert len(doc) == len(words) and (not words or tree_ok(doc))
@@ -275,7 +282,8 @@ def test_beam_training_learns_round_trips_and_switches_decoders(train_examples, 
     by_width = json.loads((tmp_path / "widths.json").read_text())["results"][str(tmp_path / "beam")]
     assert by_width["1"]["las"] == pytest.approx(evaluate_pipeline(greedy, gold).to_dict()["las"])
     assert by_width["3"]["las"] == pytest.approx(evaluate_pipeline(spacy.load(
-        tmp_path / "beam", config={"components": {"nonmono_parser": {"beam_width": 3}}}),
+        tmp_path / "beam", config={"components": {"nonmono_parser": {
+            "decoding_options": {"width": 3}}}}),
         gold).to_dict()["las"])
 
 

@@ -129,7 +129,6 @@ def test_init_config_checks_the_output_path(tmp_path):
 def test_init_config_global_decoding(corpora, tmp_path):
     from thinc.api import Config
 
-    from spacy_nonmono.configs import GLOBAL_MAX_SENTENCE_LENGTH
     from spacy_nonmono.models.global_model import DEFAULT_CONFIG
 
     out = nonmono_cli("init-config", "mh4.cfg", "--decoding", "global", cwd=tmp_path)
@@ -137,7 +136,7 @@ def test_init_config_global_decoding(corpora, tmp_path):
     config = load_config(tmp_path / "mh4.cfg", interpolate=False)
     component = config["components"]["nonmono_parser"]
     assert (component["system"], component["decoding"]) == ("mh4", "global")
-    assert component["max_sentence_length"] == GLOBAL_MAX_SENTENCE_LENGTH
+    assert component["max_sentence_length"] is None     # the decoder's: 150
     default = Config().from_str(DEFAULT_CONFIG)["model"]
 
     def written(section, given):
@@ -151,17 +150,18 @@ def test_init_config_global_decoding(corpora, tmp_path):
     assert result.returncode == 0, result.stdout + result.stderr
     out = nonmono_cli("init-config", "x.cfg", "--decoding", "global", "--system", "covington",
                       cwd=tmp_path)
-    assert out.returncode == 2 and "decodes the systems 'mh3', 'mh4', 'mst'" in out.stderr
+    assert out.returncode == 2 and "Unknown structure 'covington'. Known structures: mh3, " \
+        "mh4, mst" in out.stderr
 
 
 def test_init_config_beam_decoding(corpora, tmp_path):
     out = nonmono_cli("init-config", "beam.cfg", "--system", "arc_eager_unshift", "--decoding",
-                      "beam", "--beam-width", "4", cwd=tmp_path)
+                      "beam", "--decoding-option", "width=4", cwd=tmp_path)
     assert out.returncode == 0, out.stderr
     component = load_config(tmp_path / "beam.cfg", interpolate=False)["components"]["nonmono_parser"]
-    assert (component["decoding"], component["beam_width"]) == ("beam", 4)
+    assert (component["decoding"], component["decoding_options"]) == ("beam", {"width": 4})
     result = spacy_cli("debug", "config", tmp_path / "beam.cfg", *corpora, cwd=tmp_path)
     assert result.returncode == 0, result.stdout + result.stderr
-    out = nonmono_cli("init-config", "x.cfg", "--decoding", "beam", "--beam-width", "0",
-                      cwd=tmp_path)
-    assert out.returncode == 2 and "beam_width must be an integer of at least 1" in out.stderr
+    out = nonmono_cli("init-config", "x.cfg", "--decoding", "beam", "--decoding-option",
+                      "width=0", cwd=tmp_path)
+    assert out.returncode == 2 and "width must be an integer of at least 1" in out.stderr

@@ -435,7 +435,7 @@ def test_init_config_full_pipeline_needs_greedy_or_beam_for_a_transition_system(
     assert nonmono_main(["init-config", str(out), "--pipeline", "full", "--system",
                          "covington_nm"]) == 2
     error = capsys.readouterr().err
-    assert "decodes the systems 'mh3', 'mh4', 'mst', not 'covington_nm'" in error
+    assert "Unknown structure 'covington_nm'. Known structures: mh3, mh4, mst" in error
     assert not out.exists()
 
 

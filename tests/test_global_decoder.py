@@ -10,7 +10,7 @@ import spacy
 from spacy.tokens import Doc
 from spacy.training import Example
 
-from conftest import make_global_nlp, sample_docs, train, tree_ok
+from conftest import make_global_nlp, make_nlp, sample_docs, train, tree_ok
 from spacy_nonmono.decoders.global_decoder import GlobalDecoder
 from spacy_nonmono.models.global_model import ScorerView
 
@@ -150,29 +150,44 @@ def test_trains_parses_and_round_trips(system, features, examples, tmp_path):
 
 
 def test_settings_global_decoding_does_not_take():
-    with pytest.raises(ValueError, match="decodes the systems 'mh3', 'mh4', 'mst', not 'covington'"):
+    with pytest.raises(ValueError, match="decodes a structure, named in `system`: Unknown "
+                       "structure 'covington'. Known structures: mh3, mh4, mst"):
         make_global_nlp("covington")
     with pytest.raises(ValueError, match="oracle must be null"):
         make_global_nlp("mh4", oracle="static")
     with pytest.raises(ValueError, match="takes no system_options"):
         make_global_nlp("mst", system_options={"loss": "upper"})
-    with pytest.raises(ValueError, match="needs the model spacy_nonmono.GlobalParserModel.v1"):
-        spacy.blank("en").add_pipe("nonmono_parser", config={"system": "mh4", "decoding": "global"})
+    with pytest.raises(ValueError, match="decoding = 'global' reads a 'global_parser_model' "
+                       "model, but the model is a 'nonmono_parser_model' \\(the model of "
+                       "decoding = 'beam' or 'greedy'\\)"):
+        make_nlp(system="mh4", decoding="global")
     with pytest.raises(ValueError, match="Unknown features 'three'"):
         make_global_nlp("mh4", features="three")
 
 
 def test_mst_is_global_only():
-    with pytest.raises(ValueError, match="'mst' is decoded globally only"):
+    with pytest.raises(ValueError, match="'mst' is a structure of global decoding, not a "
+                       "transition system: set decoding = \"global\""):
         spacy.blank("en").add_pipe("nonmono_parser", config={"system": "mst"})
+    with pytest.raises(ValueError, match="Known transition systems: .*covington_nm.*"
+                       "Structures of decoding = \"global\": mh3, mh4, mst"):
+        spacy.blank("en").add_pipe("nonmono_parser", config={"system": "covingtn"})
 
 
 def test_decoding_cannot_switch_model_kind_at_load(examples, tmp_path):
-    nlp = make_global_nlp("mst")
+    nlp = make_global_nlp("mh4")
     nlp.initialize(lambda: examples)
     nlp.to_disk(tmp_path / "model")
-    with pytest.raises(Exception, match="greedy|GlobalParserModel"):
+    # The saved config names the global model: the greedy decoder refuses it.
+    with pytest.raises(ValueError, match="decoding = 'greedy' reads a 'nonmono_parser_model' "
+                       "model, but the model is a 'global_parser_model' \\(the model of "
+                       "decoding = 'global'\\)"):
         spacy.load(tmp_path / "model", config={"components": {"nonmono_parser": {"decoding": "greedy"}}})
+    # With the decoder's default model (model null), the trained settings refuse it.
+    with pytest.raises(ValueError, match="trained with decoding = 'global', whose model "
+                       "decoding = 'greedy' cannot read"):
+        spacy.load(tmp_path / "model", config={"components": {"nonmono_parser": {
+            "decoding": "greedy", "model": None}}})
 
 
 def test_long_docs_are_parsed_in_windows(examples):

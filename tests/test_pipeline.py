@@ -99,7 +99,7 @@ def test_preset_sentences_give_one_root_each(trained):
 def test_long_sentence_windows(trained):
     nlp, _ = trained
     parser = nlp.get_pipe("nonmono_parser")
-    limit = parser.cfg["max_sentence_length"]
+    limit = parser.max_sentence_length
     doc = nlp(Doc(nlp.vocab, words=["word"] * (2 * limit + 7)))
     assert tree_ok(doc) and len(list(doc.sents)) == 1
 
@@ -226,7 +226,7 @@ def test_system_trains_parses_and_round_trips(system, options, train_examples, t
     starts = [True, False, False, False, True, False, False, False, True, False]
     doc = loaded(Doc(loaded.vocab, words=words, sent_starts=starts))
     assert [s.start for s in doc.sents] == [0, 4, 8] and tree_ok(doc)
-    limit = parser.cfg["max_sentence_length"]
+    limit = parser.max_sentence_length
     for words in ([], ["Hello"], ["a", " ", "b", "\n"], ["word"] * (limit + 7)):
         doc = loaded(Doc(loaded.vocab, words=words))
         assert len(doc) == len(words) and (not words or tree_ok(doc))
@@ -310,7 +310,7 @@ def test_load_time_settings_take_effect(trained, saved_pipeline):
     assert len(parser._windows(Doc(loaded.vocab, words=words))) == 3
     # The same parses as the trained component given the same limit.
     original = nlp.get_pipe("nonmono_parser")
-    saved_limit = original.cfg["max_sentence_length"]
+    saved_limit = original.max_sentence_length
     original.cfg["max_sentence_length"] = 5
     try:
         expected = arcs([nlp(Doc(nlp.vocab, words=words))])

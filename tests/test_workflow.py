@@ -463,10 +463,10 @@ def test_workflow_system_names():
                                                     {"components.parser.factory": "beam_parser"})
     assert training_config("swap_stay_eager+beam+beam_every")[1] == {
         key + "system": "swap_stay_eager", key + "decoding": '"beam"',
-        key + "beam_update_prob": "1.0"}
+        key + "decoding_options.update_prob": "1.0"}
     assert training_config("covington_nm+beam+early")[1] == {
         key + "system": "covington_nm", key + "decoding": '"beam"',
-        key + "beam_update": '"early"'}
+        key + "decoding_options.update": '"early"'}
     # A variant that repeats a default trains the default: "covington+scan75"
     # is "covington", "covington_nm+replace75" is "covington_nm".
     for name, system in (("covington+scan75", "covington"),
@@ -504,8 +504,8 @@ def _parses(name):
     ("covington+", "no variant ''"),
     ("covington+wide", "covington+wide: System 'covington' takes no option 'context'"),
     # global decoding: its structures, its model variants
-    ("mst", "'mst' is decoded globally only"),
-    ("covington+global", "decodes the systems 'mh3', 'mh4', 'mst', not 'covington'"),
+    ("mst", "'mst' is a structure of global decoding, not a transition system"),
+    ("covington+global", "Unknown structure 'covington'. Known structures: mh3, mh4, mst"),
     ("mh4-static+global", "oracle must be null, not 'static'"),
     ("mh4+two", "+two is a feature set of the global model: add +global first"),
     ("mh4+global+bilstm", "+global's and +full's models have their BiLSTM already"),
@@ -519,7 +519,7 @@ def _parses(name):
     ("spacy_parser+biaffine", "spacy_parser takes no variant but"),
     ("mh4+global+notags", "+notags takes an ingredient out of the full pipeline: add +full first"),
     ("spacy_parser+full+two", "spacy_parser takes no variant but"),
-    ("mst+beam", "'mst' is decoded globally only"),
+    ("mst+beam", "'mst' is a structure of global decoding, not a transition system"),
     ("swap_stay_eager+beam_every", "+beam_every sets how the beam trains: add +beam first"),
     ("covington_nm+early", "+early sets how the beam trains: add +beam first"),
     ("arc_eager+scan0", "System 'arc_eager' takes no option 'scan_explore_prob'"),

@@ -68,7 +68,7 @@ def load_with_width(name: str, component: str, factory: str, width: int):
     and its saved cfg replaces load-time settings, so it is set after loading."""
     import spacy
 
-    overrides = {component: {"decoding": "beam", "beam_width": width}} \
+    overrides = {component: {"decoding": "beam", "decoding_options": {"width": width}}} \
         if factory == "nonmono_parser" else {}
     try:
         nlp = spacy.load(name, config={"components": overrides})
@@ -77,7 +77,9 @@ def load_with_width(name: str, component: str, factory: str, width: int):
     parser = nlp.get_pipe(component)
     if factory == "beam_parser":
         parser.cfg["beam_width"] = width
-    assert parser.cfg["beam_width"] == width, (name, parser.cfg)
+        assert parser.cfg["beam_width"] == width, (name, parser.cfg)
+    else:
+        assert parser.decoder.width == width, (name, parser.cfg)
     return nlp
 
 

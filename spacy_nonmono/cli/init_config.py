@@ -35,12 +35,14 @@ def add_parser(commands) -> None:
     p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
                    help="A system option (repeatable), e.g. loss=pc_upper or "
                    "no_arc_weight=0.9; VALUE is read as JSON, else as a string")
-    p.add_argument("--decoding", default=None, choices=("greedy", "beam", "global"),
+    p.add_argument("--decoding", default=None,
                    help="greedy (default), beam (beam search over the system, trained "
-                   "globally; --beam-width) or global: exact decoding of mh3, mh4 or mst, with "
-                   "the global model (a BiLSTM encoder; system mh4 unless --system says)")
-    p.add_argument("--beam-width", type=int, default=None,
-                   help="decoding beam: histories kept per sentence (default 8)")
+                   "globally) or global: exact decoding of mh3, mh4 or mst, with the global "
+                   "model (a BiLSTM encoder; system mh4 unless --system says); the config "
+                   "gets the decoder's default model")
+    p.add_argument("--decoding-option", action="append", default=[], metavar="KEY=VALUE",
+                   help="A setting of the decoder (repeatable), e.g. width=16 for beam; "
+                   "VALUE is read as JSON, else as a string")
     p.add_argument("--pipeline", default="parser", choices=("parser", "full"),
                    help="parser: the component alone (configs/nonmono_parser.cfg); full: the "
                    "full-strength pipeline (configs/full_pipeline.cfg: shared encoder with "
@@ -72,7 +74,9 @@ def run(args) -> int:
     try:
         config = filled_config(system=args.system, oracle=args.oracle, lang=args.lang,
                                system_options=options or None, projectivize=args.projectivize,
-                               decoding=args.decoding, beam_width=args.beam_width,
+                               decoding=args.decoding,
+                               decoding_options=dict(parse_option(text)
+                                                     for text in args.decoding_option) or None,
                                pipeline=args.pipeline)
     except Exception as e:   # the component's ValueErrors, spaCy's config and language errors
         message = " ".join(str(e).split())

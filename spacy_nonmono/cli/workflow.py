@@ -87,14 +87,14 @@ VARIANTS: Dict[str, Dict[str, object]] = {
     "beam": {"decoding": "beam"},
     # After +beam: every training batch a beam update (the default mixes half
     # greedy updates in, as spaCy's beam_parser does).
-    "beam_every": {"beam_update_prob": 1.0},
+    "beam_every": {"decoding_options.update_prob": 1.0},
     # After +beam: the beam update at the first step the gold histories fall
     # out of the beam (early update) instead of at the maximum violation.
-    "early": {"beam_update": "early"},
+    "early": {"decoding_options.update": "early"},
 }
 # Settings of the component (not system options) that variants may set.
-COMPONENT_SETTINGS = ("follow_oracle_prob", "decoding", "projectivize", "beam_update_prob",
-                      "beam_update")
+COMPONENT_SETTINGS = ("follow_oracle_prob", "decoding", "projectivize",
+                      "decoding_options.update_prob", "decoding_options.update")
 # Variants that change the model: "bilstm" puts the global model's BiLSTM on
 # the tok2vec of a greedy parser (ours or spaCy's), so that comparisons keep
 # one encoder; "two" scores the charts' reduce transitions from {s0, b0};
@@ -540,7 +540,7 @@ def parse_system(name: str) -> SystemSpec:
     if ablated and "full" not in model[:model.index(ablated[0])]:
         raise wrong(f"+{ablated[0]} takes an ingredient out of the full pipeline: add +full first")
     beam_training = [v for v in variants
-                     if {"beam_update_prob", "beam_update"} & set(VARIANTS.get(v, ()))]
+                     if any(k.startswith("decoding_options.") for k in VARIANTS.get(v, ()))]
     if beam_training and decoding != "beam":
         raise wrong(f"+{beam_training[0]} sets how the beam trains: add +beam first")
     options = {k: v for k, v in settings.items() if k not in COMPONENT_SETTINGS}
@@ -615,8 +615,13 @@ def full_pipeline_config(spec: SystemSpec, name: str, out_dir: Optional[Path]) -
                                decoding=spec.settings.get("decoding", "greedy"),
                                projectivize=spec.settings.get("projectivize"))
         component = config["components"]["nonmono_parser"]
-        component.update({k: v for k, v in spec.settings.items()
-                          if k not in ("decoding", "projectivize")})
+        for setting, value in spec.settings.items():
+            if setting not in ("decoding", "projectivize"):
+                *sections, key = setting.split(".")
+                section = component
+                for part in sections:
+                    section = section[part]
+                section[key] = value
         if "two" in spec.model:
             component["model"]["features"] = "two"
         if "biaffine" in spec.model:

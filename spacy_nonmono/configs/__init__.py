@@ -26,13 +26,9 @@ from thinc.api import Config
 
 CONFIG_DIR = Path(__file__).resolve().parent
 COMPONENT = "nonmono_parser"
-# Longest sentence the global decoder parses whole in the configs
-# `init-config --decoding global` writes (MH4 with hybrid scores: about 0.1 s
-# and 100 MB at 150 words, n^4 and n^3 beyond).
-GLOBAL_MAX_SENTENCE_LENGTH = 150
-# The order of spaCy's own generated configs.
 # Pipelines `filled_config` starts from, by name.
 PIPELINES = {"parser": "nonmono_parser.cfg", "full": "full_pipeline.cfg"}
+# The order of spaCy's own generated configs.
 SECTION_ORDER = ("paths", "system", "nlp", "components", "corpora", "training", "pretraining",
                  "initialize")
 
@@ -59,42 +55,35 @@ def filled_config(
     system_options: Optional[Dict[str, object]] = None,
     projectivize: Optional[str] = None,
     decoding: Optional[str] = None,
-    beam_width: Optional[int] = None,
+    decoding_options: Optional[Dict[str, object]] = None,
     pipeline: str = "parser",
 ) -> Config:
     """A packaged config with these settings of the nonmono_parser
     component, filled: `pipeline` "parser" (nonmono_parser.cfg: the component
-    alone) or "full" (full_pipeline.cfg). None leaves the config's setting;
-    decoding "global" also puts in the global model (and the system `mh4`
-    unless another is given), greedy or beam decoding of the full pipeline
-    the step model, on the shared encoder."""
+    alone) or "full" (full_pipeline.cfg). None leaves the config's setting.
+    Another decoding than the config's also puts in that decoder's default
+    model, written out (on the pipeline's shared encoder, where the
+    component listens to one), and its default system unless one is given."""
     from spacy import util
+
+    from ..registry import get_decoder
 
     if pipeline not in PIPELINES:
         raise ValueError(f"Unknown pipeline {pipeline!r}: expected one of "
                          f"{', '.join(repr(p) for p in PIPELINES)}.")
     config = util.load_config(config_path(PIPELINES[pipeline]), interpolate=False)
+    component = config["components"][COMPONENT]
     settings = {"system": system, "oracle": oracle, "projectivize": projectivize,
                 "system_options": system_options, "decoding": decoding,
-                "beam_width": beam_width}
-    component = config["components"][COMPONENT]
-    if pipeline == "full":
-        if decoding in ("greedy", "beam"):
-            # nonmono_parser.cfg's step model and length guard, on the shared encoder.
-            alone = util.load_config(config_path("nonmono_parser.cfg"),
-                                     interpolate=False)["components"][COMPONENT]
-            alone["model"]["tok2vec"] = component["model"]["tok2vec"]
-            component["model"] = alone["model"]
-            component["max_sentence_length"] = alone["max_sentence_length"]
-        settings["system"] = system or ("mh4" if decoding in (None, "global") else "covington_nm")
-    elif decoding == "global":
-        from ..models.global_model import DEFAULT_CONFIG
-
-        component["model"] = Config().from_str(DEFAULT_CONFIG)["model"]
-        settings["system"] = system or "mh4"
-        # The MH4 chart's length guard (docs/results/mh4/charts.md): longer
-        # sentences are parsed in windows and skipped in training.
-        component["max_sentence_length"] = GLOBAL_MAX_SENTENCE_LENGTH
+                "decoding_options": decoding_options}
+    if decoding not in (None, component["decoding"]):
+        decoder = get_decoder(decoding)()
+        model = Config().from_str(decoder.default_model)["model"]
+        listener = component["model"]["tok2vec"]
+        if listener.get("@architectures") == "spacy.Tok2VecListener.v1":
+            model["tok2vec"] = listener
+        component["model"] = model
+        settings["system"] = system or decoder.default_system
     component.update({key: value for key, value in settings.items() if value is not None})
     if lang is not None:
         config["nlp"]["lang"] = lang

@@ -7,7 +7,7 @@ Spans are (doc index, start, end) token ranges of the batch's docs. Trees are
 per span: heads[k] is the head of word k + 1 (1-based within the span,
 0 = the span's root) and labels[k] its label id (-1: none).
 """
-from typing import Callable, List, NamedTuple, Optional, Sequence, Tuple
+from typing import Callable, Dict, List, NamedTuple, Optional, Sequence, Tuple
 
 import numpy
 from spacy.tokens import Doc
@@ -64,31 +64,93 @@ def chunks(docs: List[Doc], spans: Sequence[Span], max_tokens: int):
 class Decoder:
     """Base class of decoders (registered in `spacy_nonmono.registry.decoders`).
 
-    A decoder owns what it parses with: it builds the structure it decodes
-    from the component's `system`, `oracle` and `system_options` settings
-    (`build_system`: a transition system for transition decoders) and sizes
-    the model head it reads (`size_model`). Decoders whose models are
-    interchangeable share a `model_kind`: a saved pipeline can be loaded with
-    any decoder of its kind."""
+    A decoder owns everything about decoding the component does not:
+    - its settings (`settings`: name -> default; the component's
+      `decoding_options` override them, checked by `configure`);
+    - what it parses with: the structure it builds from the component's
+      `system`, `oracle` and `system_options` (`build_system`: a transition
+      system for transition decoders), and the model head it reads
+      (`size_model`);
+    - the model that goes with it (`default_model`: a config block, built
+      when the component's `model` is null) and its length guard
+      (`max_sentence_length`, the component's when that is null).
+    Decoders whose models are interchangeable share a `model_kind`: a saved
+    pipeline can be loaded with any decoder of its kind."""
 
     name = "base"
     model_kind = "transitions"
+    model_name = "nonmono_parser_model"      # the name of the models it reads
+    settings: Dict[str, object] = {}
+    max_sentence_length = 256
+    default_system = "covington_nm"     # what `init-config --decoding` picks
 
-    def configure(self, **settings) -> None:
-        """Take the component's decoder settings (beam_width, beam_density,
-        beam_update_prob, beam_update); a decoder that has none ignores them."""
+    def __init__(self):
+        self.configure({})
+
+    @property
+    def default_model(self) -> str:
+        """The model block (a config with a [model] section) that goes with
+        the decoder."""
+        from ..models.parser_model import DEFAULT_CONFIG
+
+        return DEFAULT_CONFIG
+
+    def configure(self, options: Dict[str, object]) -> None:
+        """Take the component's `decoding_options` (a ValueError for an
+        unknown one or a bad value); the others keep their defaults. Options
+        of other decoders are left aside, so that a trained pipeline can
+        switch decoders at load time (`decoding` alone)."""
+        from ..registry import decoders
+
+        others = {key for name, decoder in decoders.get_all().items() if name != self.name
+                  for key in getattr(decoder, "settings", {})}
+        unknown = sorted(set(options) - set(self.settings) - others)
+        if unknown:
+            known = ", ".join(repr(k) for k in self.settings) or "none"
+            raise ValueError(f"decoding = {self.name!r} has no option "
+                             f"{', '.join(repr(k) for k in unknown)}; its options: {known}.")
+        values = {**self.settings, **{k: v for k, v in options.items() if k in self.settings}}
+        self.check(values)
+        self.options = values
+
+    def check(self, options: Dict[str, object]) -> None:
+        """ValueError for a setting out of range."""
+
+    def check_model(self, model: Model, component: str) -> None:
+        """ValueError unless the model is one this decoder reads."""
+        if model.name == self.model_name:
+            return
+        from ..registry import decoders
+
+        readers = [name for name, decoder in sorted(decoders.get_all().items())
+                   if getattr(decoder, "model_name", None) == model.name]
+        of = f" (the model of decoding = {' or '.join(map(repr, readers))})" if readers else ""
+        raise ValueError(
+            f"[{component}] decoding = {self.name!r} reads a {self.model_name!r} model, but the "
+            f"model is a {model.name!r}{of}: leave the component's model null for the "
+            "decoder's default, or write one (`spacy-nonmono init-config --decoding "
+            f"{self.name}` writes a config with it).")
 
     def build_system(self, name: str, labels: Sequence[str], oracle: Optional[str],
                      options: dict):
         """The transition system `name` for these labels (a ValueError for an
         unknown name, oracle or option)."""
-        from ..registry import get_system
+        from ..registry import get_structure, get_system
 
-        if name == "mst":
-            raise ValueError("'mst' is decoded globally only (it is no transition system): "
-                             "set decoding = \"global\" and the model "
-                             "spacy_nonmono.GlobalParserModel.v1.")
-        return get_system(name)(labels=labels, oracle=oracle, **options)
+        try:
+            return get_system(name)(labels=labels, oracle=oracle, **options)
+        except ValueError as error:
+            if not str(error).startswith("Unknown transition system"):
+                raise
+            try:
+                get_structure(name)
+            except ValueError as structure_error:
+                known = str(structure_error).partition("Known structures: ")[2]
+                raise ValueError(f"{error} Structures of decoding = \"global\": "
+                                 f"{known}") from None
+            raise ValueError(f"{name!r} is a structure of global decoding, not a transition "
+                             f"system: set decoding = \"global\" to decode it "
+                             f"(decoding = {self.name!r} decodes transition systems).") from None
 
     def size_model(self, model: Model, system) -> None:
         """Size the model for the system: its context slots and, once labels

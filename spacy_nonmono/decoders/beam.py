@@ -30,53 +30,52 @@ from .base import token_layout
 from .beam_search import BeamBatch
 from .greedy import GreedyDecoder
 
-DEFAULT_WIDTH = 8
-DEFAULT_DENSITY = 0.0001
-DEFAULT_UPDATE_PROB = 0.5
 UPDATES = ("max_violation", "early")    # the step a beam update is made at
-DEFAULT_UPDATE = "max_violation"
-
-
-def check_beam_settings(width, density, update_prob, update) -> None:
-    """ValueError for a setting out of range (the component checks them for
-    every decoder, so a bad config fails at once)."""
-    if isinstance(width, bool) or not isinstance(width, int) or width < 1:
-        raise ValueError(f"beam_width must be an integer of at least 1, got {width!r}.")
-    if not isinstance(density, (int, float)) or not 0.0 <= density < 1.0:
-        raise ValueError(f"beam_density must be in [0, 1), got {density!r}.")
-    if not isinstance(update_prob, (int, float)) or not 0.0 <= update_prob <= 1.0:
-        raise ValueError(f"beam_update_prob must be in [0, 1], got {update_prob!r}.")
-    if update not in UPDATES:
-        raise ValueError(f"beam_update must be one of {', '.join(map(repr, UPDATES))}, "
-                         f"got {update!r}.")
 
 
 class BeamDecoder(GreedyDecoder):
     """Beam search; its models are the greedy decoder's (same `model_kind`),
-    so a pipeline trained greedily can parse with a beam and back."""
+    so a pipeline trained greedily can parse with a beam and back.
+
+    Options (`decoding_options`):
+    - width: the histories kept per sentence (1 parses exactly as greedy
+      decoding does);
+    - density: drop candidates whose probability under a softmax over a
+      step's candidates is below density times the best's (spaCy's
+      beam_density); 0 keeps all;
+    - update_prob: the probability that a training batch makes a beam update
+      rather than a greedy one, as spaCy's beam_parser;
+    - update: the step a beam update is made at: "max_violation" (where the
+      best predicted history most outscores the best gold one, as spaCy's
+      beam_parser) or "early" (the first step the gold histories have fallen
+      out of the predicted beam)."""
 
     name = "beam"
+    settings = {"width": 8, "density": 0.0001, "update_prob": 0.5, "update": "max_violation"}
 
-    def __init__(self):
-        self.width = DEFAULT_WIDTH
-        self.density = DEFAULT_DENSITY
-        self.update_prob = DEFAULT_UPDATE_PROB
-        self.update_step = DEFAULT_UPDATE
+    def check(self, options):
+        width, density = options["width"], options["density"]
+        update_prob, update = options["update_prob"], options["update"]
+        if isinstance(width, bool) or not isinstance(width, int) or width < 1:
+            raise ValueError(f"The beam's width must be an integer of at least 1, got {width!r}.")
+        if not isinstance(density, (int, float)) or not 0.0 <= density < 1.0:
+            raise ValueError(f"The beam's density must be in [0, 1), got {density!r}.")
+        if not isinstance(update_prob, (int, float)) or not 0.0 <= update_prob <= 1.0:
+            raise ValueError(f"The beam's update_prob must be in [0, 1], got {update_prob!r}.")
+        if update not in UPDATES:
+            raise ValueError(f"The beam's update must be one of "
+                             f"{', '.join(map(repr, UPDATES))}, got {update!r}.")
 
-    def configure(self, *, beam_width: int, beam_density: float, beam_update_prob: float,
-                  beam_update: str = DEFAULT_UPDATE):
-        check_beam_settings(beam_width, beam_density, beam_update_prob, beam_update)
-        self.width = int(beam_width)
-        self.density = float(beam_density)
-        self.update_prob = float(beam_update_prob)
-        self.update_step = beam_update
+    @property
+    def width(self) -> int:
+        return int(self.options["width"])
 
     def parse_batch(self, system, lengths, offsets, root_row):
-        return BeamBatch(system, lengths, offsets, root_row, self.width, self.density)
+        return BeamBatch(system, lengths, offsets, root_row, self.width, self.options["density"])
 
     def update(self, model, system, docs, spans, golds, *, follow_oracle_prob, rng,
                step_observer: Optional[Callable] = None) -> float:
-        if self.width == 1 or rng.random() >= self.update_prob:
+        if self.width == 1 or rng.random() >= self.options["update_prob"]:
             return GreedyDecoder.update(self, model, system, docs, spans, golds,
                                         follow_oracle_prob=follow_oracle_prob, rng=rng,
                                         step_observer=step_observer)
@@ -84,13 +83,14 @@ class BeamDecoder(GreedyDecoder):
         gold = dict(gold_heads=[g.heads for g in golds], gold_labels=[g.labels for g in golds])
         if system.random_oracle:
             system.reseed_oracle(int(rng.integers(2**62)))
-        pred = BeamBatch(system, lengths, offsets, root_row, self.width, self.density, **gold)
+        pred = BeamBatch(system, lengths, offsets, root_row, self.width, self.options["density"],
+                         **gold)
         gbeam = BeamBatch(system, lengths, offsets, root_row, self.width, 0.0, gold_only=True,
                           **gold)
         table, backprop_table = model.begin_update(docs)
         step = StepUpdate(model.get_ref("step"), table)
         history = BeamHistories(len(spans), self.width, system.n_moves,
-                                early=self.update_step == "early")
+                                early=self.options["update"] == "early")
         beams = (pred, gbeam)
         while not (pred.is_done and gbeam.is_done):
             live = [beam.live() for beam in beams]
@@ -170,7 +170,8 @@ class BeamHistories:
                 pred["loss"][p_entries] <= gold["loss"][g_entries].min()])
             log_z, log_gold_z = log_sum_exp(scores), log_sum_exp(scores[is_gold])
             total += float(log_z - log_gold_z)
-            d = numpy.exp(scores - log_z) - numpy.where(is_gold, numpy.exp(scores - log_gold_z), 0.0)
+            d = numpy.exp(scores - log_z)
+            d[is_gold] -= numpy.exp(scores[is_gold] - log_gold_z)
             local = numpy.concatenate([g_entries - gold["first"][b], p_entries - pred["first"][b]])
             beam = numpy.concatenate([numpy.ones(len(g_entries), dtype=int),
                                       numpy.zeros(len(p_entries), dtype=int)])

@@ -1,12 +1,12 @@
 """The global decoder (`decoding = "global"`): exact decoding of a whole
-sentence, for the structures `mh3` and `mh4` (the MH3 and MH4 charts over
-the arc-hybrid / MH4 transitions, Gómez-Rodríguez, Shi & Lee 2018) and
-`mst` (edge-factored maximum spanning tree with one root).
+sentence, for any structure of `graph/structures.py` (registered by name:
+`mst`, the `mh3` and `mh4` charts, or one from another package), named in
+the component's `system` setting.
 
 Per batch, the model gives every token's parts once (`GlobalParserModel`);
-per sentence, the structure fills its score tables from them (batched
-matrix products) and a tree algorithm of `spacy_nonmono.graph` finds the
-best tree. Labels come from a label scorer over the decoded arcs' (head,
+per sentence, the structure's score tables are filled from them (batched
+matrix products, one scorer of the model per table) and the structure finds
+the best tree. Labels come from a label scorer over the decoded arcs' (head,
 dependent) vectors.
 
 Training (section 4.3): the cost-augmented structured hinge loss
@@ -23,131 +23,101 @@ from typing import Dict, List, Sequence
 
 import numpy
 
+from ..graph.structures import GOLD_WEIGHT, Structure, gold_cost
 from ..models.global_model import ScorerView, batch_rows, size_global_model
+from ..registry import get_structure
 from .base import Decoder, Parses, token_layout
 
-STRUCTURES = ("mh3", "mh4", "mst")
-# Cost weight that makes the tree algorithm prefer a gold arc to any score
-# difference a model's tables hold (entries are far below 1e4): the
-# best-scoring derivation among those with the most gold arcs.
-GOLD_WEIGHT = -1.0e4
 
-
-class GlobalStructure:
-    """What the global decoder decodes, in the component's `system` slot: its
-    name, labels, and the tree algorithm. mh3 builds projective trees (the
-    component pseudo-projectivizes for it by default), mh4 and mst any."""
+class LabelledStructure:
+    """What the global decoder decodes, in the component's `system` slot: a
+    structure of `graph/structures.py` (looked up by the `system` name) and
+    the labels. It reads every structure through the structure interface:
+    tables filled from the model's scorers, derivations mapped back to the
+    model's rows for the gradient."""
 
     oracle = "global"
     context_names = ()
     n_context = 0
     follow_oracle_prob = 0.0     # no exploration: the loss reads whole derivations
 
-    def __init__(self, name: str, labels: Sequence[str]):
-        self.name = name
+    def __init__(self, structure: Structure, labels: Sequence[str]):
+        self.structure = structure
+        self.name = structure.name
+        self.projective = structure.projective
         self.labels = list(labels)
         self.label_ids = {label: i for i, label in enumerate(self.labels)}
         self.n_labels = len(self.labels)
-        self.projective = name == "mh3"
         self.options = {}
-        self.n_reduce = {"mh3": 2, "mh4": 6, "mst": 0}[name]
-        self._algorithm = None
-
-    def __getstate__(self):
-        return {**self.__dict__, "_algorithm": None}   # its buffers are rebuilt on use
 
     @property
     def scorers(self) -> Dict[str, int]:
-        if self.name == "mst":
-            return {"arc": 1, "label": self.n_labels}
-        return {"shift": 1, "reduce": self.n_reduce, "label": self.n_labels}
+        """The model's scorers: the structure's tables, then the labels'."""
+        return {**self.structure.tables, "label": self.n_labels}
 
-    @property
-    def algorithm(self):
-        if self._algorithm is None:
-            if self.name == "mst":
-                from ..graph.mst import mst
+    def tables(self, view: ScorerView, rows: numpy.ndarray) -> Dict[str, numpy.ndarray]:
+        """The structure's score tables of one sentence (positions 0..n+1 at `rows`)."""
+        return {name: (view.triple_table(name, rows) if view.layout[name][1] == 3
+                       else view.pair_table(name, rows))
+                for name in self.structure.tables}
 
-                self._algorithm = mst
-            else:
-                from ..graph.charts import Chart
+    def decode(self, tables, gold_heads=None, cost_weight: float = 0.0):
+        return self.structure.decode(tables, gold_heads, cost_weight)
 
-                self._algorithm = Chart(3 if self.name == "mh3" else 4, single_root=True)
-        return self._algorithm
+    def scored_tuples(self, view: ScorerView, rows: numpy.ndarray, heads, derivation):
+        """The entries a derivation's score sums, as (scorer, rows (E, slots),
+        output index (E,)) groups."""
+        arities = {name: view.layout[name][1] for name in self.structure.tables}
+        return [(name, rows[positions], outputs) for name, positions, outputs
+                in self.structure.entries(heads, derivation, arities)]
 
-    def tables(self, view: ScorerView, rows: numpy.ndarray) -> tuple:
-        """The score tables of one sentence (positions 0..n+1 at `rows`):
-        (arcs,) for mst, (shift, reduce) for the charts."""
-        if self.name == "mst":
-            return (numpy.ascontiguousarray(view.pair_table("arc", rows[:-1])[:, :, 0]),)
-        shift = numpy.ascontiguousarray(view.pair_table("shift", rows)[:, :, 0])
-        if view.layout["reduce"][1] == 3:
-            reduce = view.triple_table("reduce", rows)
-        else:
-            reduce = numpy.ascontiguousarray(numpy.moveaxis(view.pair_table("reduce", rows), -1, 0))
-        return shift, reduce
-
-    def decode(self, tables: tuple, gold_heads=None, cost_weight: float = 0.0):
-        """(score, cost, heads, events) of the best tree under the tables;
-        events as `add_grads` reads them (None for mst: its arcs are the
-        heads)."""
-        if self.name == "mst":
-            heads, score, cost = self.algorithm(tables[0], gold_heads, cost_weight)
-            return score, cost, heads, None
-        return self.algorithm.decode(*tables, gold_heads, cost_weight)
-
-    def scored_tuples(self, view: ScorerView, rows: numpy.ndarray, heads, events):
-        """The table entries a derivation's score sums, as (scorer, position
-        rows (E, slots), output index (E,)) groups."""
-        if self.name == "mst":
-            deps = numpy.arange(1, len(heads) + 1)
-            pairs = numpy.stack([rows[numpy.asarray(heads)], rows[deps]], axis=1)
-            return [("arc", pairs, numpy.zeros(len(deps), dtype="int64"))]
-        events = numpy.asarray(events)
-        shifts, reduces = events[events[:, 0] < 0], events[events[:, 0] >= 0]
-        slots = reduces[:, 1:4] if view.layout["reduce"][1] == 3 else reduces[:, 2:4]
-        return [("shift", rows[shifts[:, 2:4]], numpy.zeros(len(shifts), dtype="int64")),
-                ("reduce", rows[slots], reduces[:, 0])]
-
-    def derivation_score(self, view: ScorerView, rows: numpy.ndarray, heads, events) -> float:
-        """A derivation's score, entry by entry (what the tree algorithm's
-        score must equal)."""
+    def derivation_score(self, view: ScorerView, rows: numpy.ndarray, heads, derivation) -> float:
+        """A derivation's score, entry by entry (what the structure's score
+        must equal)."""
         total = 0.0
-        for scorer, tuples, outputs in self.scored_tuples(view, rows, heads, events):
+        for scorer, tuples, outputs in self.scored_tuples(view, rows, heads, derivation):
             if len(tuples):
                 scores, _ = view.scores(scorer, tuples)
                 total += float(scores[numpy.arange(len(tuples)), outputs].sum())
         return total
 
-    def add_grads(self, view: ScorerView, rows: numpy.ndarray, heads, events,
+    def add_grads(self, view: ScorerView, rows: numpy.ndarray, heads, derivation,
                   coefficient: float) -> None:
         """Add coefficient x the gradient of the derivation's score."""
-        for scorer, tuples, outputs in self.scored_tuples(view, rows, heads, events):
+        for scorer, tuples, outputs in self.scored_tuples(view, rows, heads, derivation):
             view.add_event_grads(scorer, tuples, outputs, numpy.full(len(tuples), coefficient))
 
 
 class GlobalDecoder(Decoder):
     name = "global"
     model_kind = "global"
+    model_name = "global_parser_model"
+    # The MH4 chart's length guard (docs/results/mh4/charts.md): longer
+    # sentences are parsed in windows and skipped in training.
+    max_sentence_length = 150
+    default_system = "mh4"
+
+    @property
+    def default_model(self) -> str:
+        from ..models.global_model import DEFAULT_CONFIG
+
+        return DEFAULT_CONFIG
 
     def build_system(self, name, labels, oracle, options):
-        if name not in STRUCTURES:
-            raise ValueError(f"decoding = \"global\" decodes the systems "
-                             f"{', '.join(repr(s) for s in STRUCTURES)}, not {name!r}.")
+        try:
+            structure = get_structure(name)
+        except ValueError as error:
+            raise ValueError(f"decoding = \"global\" decodes a structure, named in `system`: "
+                             f"{error}") from None
         if oracle not in (None, "global"):
             raise ValueError(f"decoding = \"global\" trains with its structured loss: oracle "
                              f"must be null, not {oracle!r}.")
         if options:
             raise ValueError(f"System {name!r} decoded globally takes no system_options, "
                              f"got {dict(options)!r}.")
-        return GlobalStructure(name, labels)
+        return LabelledStructure(structure(), labels)
 
     def size_model(self, model, system) -> None:
-        if model.name != "global_parser_model":
-            raise ValueError("decoding = \"global\" needs the model "
-                             "spacy_nonmono.GlobalParserModel.v1, not "
-                             f"{model.name!r} (`spacy-nonmono init-config --decoding global` "
-                             "writes a config with it).")
         size_global_model(model, system.scorers)
 
     def is_initialized(self, model) -> bool:
@@ -192,14 +162,14 @@ class GlobalDecoder(Decoder):
         return labels
 
 
-def sentence_loss(system: GlobalStructure, view: ScorerView, rows: numpy.ndarray,
+def sentence_loss(system: LabelledStructure, view: ScorerView, rows: numpy.ndarray,
                   gold_heads: numpy.ndarray, gold_labels: numpy.ndarray) -> float:
     """One sentence's loss (the structured hinge on its tree plus the label
     loss), its gradient added to the view."""
     tables = system.tables(view, rows)
     score, cost, heads, events = system.decode(tables, gold_heads, 1.0)
     g_score, _, g_heads, g_events = system.decode(tables, gold_heads, GOLD_WEIGHT)
-    g_cost = float(numpy.sum(numpy.asarray(g_heads) != gold_heads))
+    g_cost = gold_cost(g_heads, gold_heads)
     margin = (score + cost) - (g_score + g_cost)
     loss = 0.0
     if margin > 0:

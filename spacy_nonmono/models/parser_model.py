@@ -162,31 +162,3 @@ def forward(model: Model, docs: List[Doc], is_train: bool):
         return backprop_tok2vec(dX[:n_tokens])
 
     return host_table, backprop
-
-
-def upgrade_model_bytes(data: bytes) -> bytes:
-    """Model bytes saved by spacy-nonmono 0.1.0 before the step model (a
-    spaCy PrecomputableAffine "lower" holding the hidden bias, a Linear
-    "upper"), rewritten in today's layout ("table" and "step"), so that
-    pipelines trained then load and parse the same. Other bytes pass
-    through unchanged."""
-    import srsly
-
-    msg = srsly.msgpack_loads(data)
-    refs = msg["nodes"][0].get("refs", {}) if msg.get("nodes") else {}
-    if "lower" not in refs or "upper" not in refs:
-        return data
-    lower, upper = refs.pop("lower"), refs.pop("upper")
-    refs["table"], refs["step"] = lower, upper
-    lower_dims = msg["nodes"][lower]["dims"]
-    upper_dims = msg["nodes"][upper]["dims"]
-    lower_params, upper_params = msg["params"][lower], msg["params"][upper]
-    msg["nodes"][lower].update(name="table", dims={
-        "nF": lower_dims["nF"], "nH": lower_dims["nO"], "nP": lower_dims["nP"], "nI": lower_dims["nI"]})
-    msg["nodes"][upper].update(name="step", dims={
-        "nH": lower_dims["nO"], "nP": lower_dims["nP"], "nO": upper_dims["nO"]})
-    msg["attrs"][lower] = {}
-    msg["params"][lower] = {"W": lower_params["W"], "pad": lower_params["pad"]}
-    msg["params"][upper] = {"hidden_b": lower_params["b"], "W": upper_params["W"],
-                            "b": upper_params["b"]}
-    return srsly.msgpack_dumps(msg)

@@ -18,9 +18,6 @@ from spacy.vocab import Vocab
 from thinc.api import Config, Model, set_dropout_rate
 
 from ..decoders.base import GoldTree
-from ..decoders.beam import (DEFAULT_DENSITY, DEFAULT_UPDATE, DEFAULT_UPDATE_PROB,
-                             DEFAULT_WIDTH, check_beam_settings)
-from ..models.parser_model import DEFAULT_CONFIG, upgrade_model_bytes
 from ..registry import get_decoder
 from ..threads import one_blas_thread_in_worker
 from .sentences import (ROOT_LABEL, GoldProblems, doc_parses, gold_trees, labelled_gold,
@@ -32,18 +29,15 @@ from .sentences import (ROOT_LABEL, GoldProblems, doc_parses, gold_trees, labell
     "nonmono_parser",
     assigns=["token.dep", "token.head", "token.is_sent_start", "doc.sents"],
     default_config={
-        "model": Config().from_str(DEFAULT_CONFIG)["model"],
+        "model": None,
         "system": "covington_nm",
         "oracle": None,
         "system_options": {},
         "decoding": "greedy",
-        "beam_width": DEFAULT_WIDTH,
-        "beam_density": DEFAULT_DENSITY,
-        "beam_update_prob": DEFAULT_UPDATE_PROB,
-        "beam_update": DEFAULT_UPDATE,
+        "decoding_options": {},
         "projectivize": None,
         "follow_oracle_prob": None,
-        "max_sentence_length": 256,
+        "max_sentence_length": None,
         "scorer": {"@scorers": "spacy_nonmono.parser_scorer.v1"},
     },
     default_score_weights={
@@ -60,22 +54,21 @@ from .sentences import (ROOT_LABEL, GoldProblems, doc_parses, gold_trees, labell
 def make_nonmono_parser(
     nlp: Language,
     name: str,
-    model: Model,
+    model: Optional[Model],
     system: str,
     oracle: Optional[str],
     system_options: Dict[str, object],
     decoding: str,
-    beam_width: int,
-    beam_density: float,
-    beam_update_prob: float,
-    beam_update: str,
+    decoding_options: Dict[str, object],
     projectivize: Optional[str],
     follow_oracle_prob: Optional[float],
-    max_sentence_length: int,
+    max_sentence_length: Optional[int],
     scorer: Optional[Callable],
 ):
     """A transition-based dependency parser (greedy, beam or global decoding).
 
+    model: the model the decoder reads; null = the decoder's default model
+        (`spacy-nonmono init-config` writes it out, to change it).
     system: name of the transition system ("covington_nm", ...), looked up in
         the `spacy_nonmono.systems` registry.
     oracle: "dynamic" (train with error exploration, costs from the dynamic
@@ -86,19 +79,11 @@ def make_nonmono_parser(
         "upper"); an unknown one is a ValueError listing the system's options.
     decoding: the decoder, looked up in the `spacy_nonmono.decoders`
         registry: "greedy", "beam" (beam search over the system, trained
-        globally) or "global" (exact chart decoding: mh3, mh4, mst).
-    beam_width: decoding = "beam": the histories kept per sentence (1 parses
-        exactly as greedy decoding does).
-    beam_density: decoding = "beam": drop candidates whose probability under
-        a softmax over a step's candidates is below density times the best's
-        (spaCy's beam_density); 0 keeps all.
-    beam_update_prob: decoding = "beam": the probability that a training batch
-        makes a beam update (max-violation, beam-normalised loss) rather than
-        a greedy one, as spaCy's beam_parser.
-    beam_update: decoding = "beam": the step a beam update is made at:
-        "max_violation" (where the best predicted history most outscores the
-        best gold one, as spaCy's beam_parser) or "early" (the first step the
-        gold histories have fallen out of the predicted beam).
+        globally) or "global" (exact decoding of a structure: mh3, mh4, mst).
+    decoding_options: the decoder's settings by name, over its defaults
+        ("beam": width 8, density 0.0001, update_prob 0.5, update
+        "max_violation"; see docs/decoding.md); an unknown one is a
+        ValueError listing the decoder's options.
     projectivize: how a projective system (the arc-eager family,
         arc_standard, mh3) learns from non-projective gold trees: "pseudo"
         (lift arcs with decorated labels, spaCy's pseudo-projective scheme,
@@ -113,7 +98,8 @@ def make_nonmono_parser(
         the arc-eager family 0, as Honnibal & Johnson 2015, section 2.2).
     max_sentence_length: sentences longer than this are parsed in windows of
         this many words, the windows' roots attached to the first window's
-        root; training skips them (counted warning).
+        root; training skips them (counted warning). null = the decoder's
+        (256; global decoding 150).
     """
     return NonMonoParser(
         nlp.vocab,
@@ -123,10 +109,7 @@ def make_nonmono_parser(
         oracle=oracle,
         system_options=system_options,
         decoding=decoding,
-        beam_width=beam_width,
-        beam_density=beam_density,
-        beam_update_prob=beam_update_prob,
-        beam_update=beam_update,
+        decoding_options=decoding_options,
         projectivize=projectivize,
         follow_oracle_prob=follow_oracle_prob,
         max_sentence_length=max_sentence_length,
@@ -165,27 +148,30 @@ class NonMonoParser(TrainablePipe):
     def __init__(
         self,
         vocab: Vocab,
-        model: Model,
+        model: Optional[Model] = None,
         name: str = "nonmono_parser",
         *,
         system: str = "covington_nm",
         oracle: Optional[str] = None,
         system_options: Optional[Dict[str, object]] = None,
         decoding: str = "greedy",
-        beam_width: int = DEFAULT_WIDTH,
-        beam_density: float = DEFAULT_DENSITY,
-        beam_update_prob: float = DEFAULT_UPDATE_PROB,
-        beam_update: str = DEFAULT_UPDATE,
+        decoding_options: Optional[Dict[str, object]] = None,
         projectivize: Optional[str] = None,
         follow_oracle_prob: Optional[float] = None,
-        max_sentence_length: int = 256,
+        max_sentence_length: Optional[int] = None,
         scorer: Optional[Callable] = parser_score,
     ):
         if follow_oracle_prob is not None and not 0.0 <= follow_oracle_prob <= 1.0:
             raise ValueError(f"follow_oracle_prob must be in [0, 1], got {follow_oracle_prob}.")
-        if max_sentence_length < 1:
+        if max_sentence_length is not None and max_sentence_length < 1:
             raise ValueError(f"max_sentence_length must be positive, got {max_sentence_length}.")
-        check_beam_settings(beam_width, beam_density, beam_update_prob, beam_update)
+        self.decoder = get_decoder(decoding)()
+        self.decoder.configure(dict(decoding_options or {}))
+        if model is None:
+            from spacy.util import registry
+
+            model = registry.resolve(Config().from_str(self.decoder.default_model))["model"]
+        self.decoder.check_model(model, name)
         self.vocab = vocab
         self.model = model
         self.name = name
@@ -195,19 +181,13 @@ class NonMonoParser(TrainablePipe):
             "oracle": oracle,
             "system_options": dict(system_options or {}),
             "decoding": decoding,
-            "beam_width": beam_width,
-            "beam_density": beam_density,
-            "beam_update_prob": beam_update_prob,
-            "beam_update": beam_update,
+            "decoding_options": dict(decoding_options or {}),
             "projectivize": projectivize,
             "follow_oracle_prob": follow_oracle_prob,
             "max_sentence_length": max_sentence_length,
             "labels": [],
         }
         self.gold_problems = GoldProblems()
-        self.decoder = get_decoder(decoding)()
-        self.decoder.configure(beam_width=beam_width, beam_density=beam_density,
-                               beam_update_prob=beam_update_prob, beam_update=beam_update)
         # Exploration (follow_oracle_prob); reseeded from numpy's global
         # generator in `initialize`, which `spacy train` seeds from [system] seed.
         self._rng = numpy.random.default_rng(0)
@@ -237,6 +217,13 @@ class NonMonoParser(TrainablePipe):
         return self.moves.follow_oracle_prob if value is None else value
 
     @property
+    def max_sentence_length(self) -> int:
+        """The length guard: the `max_sentence_length` setting, or the
+        decoder's when it is null."""
+        value = self.cfg["max_sentence_length"]
+        return self.decoder.max_sentence_length if value is None else value
+
+    @property
     def labels(self) -> Tuple[str, ...]:
         return tuple(self.cfg["labels"])
 
@@ -255,14 +242,14 @@ class NonMonoParser(TrainablePipe):
     # -- sentences ----------------------------------------------------------
 
     def _gold_trees(self, examples: List[Example], problems: GoldProblems):
-        return gold_trees(examples, self.cfg["max_sentence_length"],
+        return gold_trees(examples, self.max_sentence_length,
                           self.cfg["projectivize"], problems)
 
     def _gold_sentences(self, examples: List[Example], problems: GoldProblems):
         return labelled_gold(self._gold_trees(examples, problems), self.moves.label_ids, problems)
 
     def _windows(self, doc: Doc):
-        return windows(doc, self.cfg["max_sentence_length"])
+        return windows(doc, self.max_sentence_length)
 
     # -- prediction -----------------------------------------------------------
 
@@ -271,7 +258,7 @@ class NonMonoParser(TrainablePipe):
         each token's head (itself for a root) and label strings."""
         one_blas_thread_in_worker()   # nlp.pipe(n_process=k): k workers, not k x cores threads
         docs = list(docs)
-        limit = self.cfg["max_sentence_length"]
+        limit = self.max_sentence_length
         doc_windows = [(d, w) for d, doc in enumerate(docs) for w in windows(doc, limit)]
         if doc_windows and not self.labels:
             raise ValueError(
@@ -402,8 +389,8 @@ class NonMonoParser(TrainablePipe):
         if saved_decoder.model_kind != self.decoder.model_kind:
             raise ValueError(
                 f"[{self.name}] The pipeline was trained with decoding = {saved['decoding']!r}, "
-                f"whose model {self.cfg['decoding']!r} cannot read; train a new pipeline to "
-                "decode this way.")
+                f"whose model decoding = {self.cfg['decoding']!r} cannot read; train a new "
+                "pipeline to decode this way.")
         self._set_labels(saved["labels"])
         trained_context = saved_decoder.build_system(
             saved["system"], [], None, saved.get("system_options", {})).context_names
@@ -425,7 +412,7 @@ class NonMonoParser(TrainablePipe):
         deserializers = {
             "vocab": lambda b: self.vocab.from_bytes(b, exclude=exclude),
             "cfg": lambda b: self._load_cfg(srsly.json_loads(b)),
-            "model": lambda b: self.model.from_bytes(upgrade_model_bytes(b)),
+            "model": lambda b: self.model.from_bytes(b),
         }
         util.from_bytes(bytes_data, deserializers, exclude)
         return self
@@ -442,7 +429,7 @@ class NonMonoParser(TrainablePipe):
         deserializers = {
             "vocab": lambda p: self.vocab.from_disk(p, exclude=exclude),
             "cfg": lambda p: self._load_cfg(srsly.read_json(p)),
-            "model": lambda p: self.model.from_bytes(upgrade_model_bytes(p.read_bytes())),
+            "model": lambda p: self.model.from_bytes(p.read_bytes()),
         }
         util.from_disk(path, deserializers, exclude)
         return self

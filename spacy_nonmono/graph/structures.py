@@ -1,0 +1,129 @@
+"""The structures of exact global decoding, behind one interface: dense
+score tables in, the best tree and its derivation out, cost-augmented.
+They know nothing of models; the global decoder (decoders/global_decoder.py)
+fills their tables from a model's scores and trains on their derivations.
+
+A structure is registered by name in `spacy_nonmono.registry.structures`
+(entry points allowed) as a callable `() -> Structure`:
+
+- `mst`: edge-factored maximum spanning tree with exactly one root (Chu-Liu/
+  Edmonds with Tarjan's merging, `graph/mst.pyx`); one table "arc".
+- `mh3`, `mh4`: the charts of the MH3 / MH4 deduction systems
+  (Gómez-Rodríguez, Shi & Lee 2018; `graph/charts.pyx`), which decode the
+  derivations of the transition systems of the same names (so they share
+  the names); tables "shift" and "reduce" (2 / 6 transitions).
+
+Positions are 0..n+1: 0 the root node, 1..n the words, n+1 the end of the
+buffer (the charts' sentinel; MST ignores it). A table holds its scores
+with the outputs last: (N, N, outputs) for a pair table, (outputs, N, N, N)
+for a triple table (a chart's reduce table with "hybrid" features: s1, s0,
+b0).
+"""
+from typing import Dict, List, Optional, Sequence, Tuple
+
+import numpy
+
+# Cost weight that makes a structure prefer a gold arc to any score
+# difference a model's tables hold (entries are far below 1e4): decoding with
+# it gives the best-scoring derivation among those with the most gold arcs.
+GOLD_WEIGHT = -1.0e4
+
+# (table name, positions (E, arity), outputs (E,)): the table entries a
+# derivation's score sums.
+Entries = List[Tuple[str, numpy.ndarray, numpy.ndarray]]
+
+
+class Structure:
+    """Base class. `tables` names the score tables the structure reads and
+    their number of outputs; `arities` the position tuples each table may be
+    filled over (2: pairs; 3: triples, where the structure accepts them)."""
+
+    name = "base"
+    projective = False              # only projective trees (the component projectivizes)
+    tables: Dict[str, int] = {}
+    arities: Dict[str, Tuple[int, ...]] = {}
+
+    def decode(self, tables: Dict[str, numpy.ndarray], gold_heads=None,
+               cost_weight: float = 0.0):
+        """(score, cost, heads, derivation): the best tree under the tables
+        plus cost_weight x (words attached to a head other than gold_heads');
+        heads 1-based (0 = root), one per word; cost the number of such
+        words; derivation what `entries` reads."""
+        raise NotImplementedError
+
+    def entries(self, heads, derivation, arities: Dict[str, int]) -> Entries:
+        """The table entries whose sum is the derivation's score, for tables
+        filled over these arities."""
+        raise NotImplementedError
+
+    def __getstate__(self):
+        # Decoding buffers are rebuilt on use.
+        return {k: None if k.startswith("_") else v for k, v in self.__dict__.items()}
+
+
+class MSTStructure(Structure):
+    """Maximum spanning tree with one root: a tree's score is the sum of its
+    arcs' scores, arc[head, dependent]."""
+
+    name = "mst"
+    tables = {"arc": 1}
+    arities = {"arc": (2,)}
+
+    def decode(self, tables, gold_heads=None, cost_weight=0.0):
+        from .mst import mst
+
+        arcs = numpy.ascontiguousarray(tables["arc"][:-1, :-1, 0])
+        heads, score, cost = mst(arcs, gold_heads, cost_weight)
+        return score, cost, heads, None
+
+    def entries(self, heads, derivation, arities):
+        deps = numpy.arange(1, len(heads) + 1)
+        pairs = numpy.stack([numpy.asarray(heads), deps], axis=1)
+        return [("arc", pairs, numpy.zeros(len(deps), dtype="int64"))]
+
+
+class ChartStructure(Structure):
+    """The MH_k chart (k = 3 or 4) with one root. Its derivation is the
+    chart's events: one row (t, s1, s0, b0) per reduce transition t, and
+    (-1, -1, s0, b0) per scored shift."""
+
+    def __init__(self, k: int):
+        if k not in (3, 4):
+            raise ValueError(f"An MH_k chart has k = 3 or 4, not {k!r}.")
+        self.k = k
+        self.name = f"mh{k}"
+        self.projective = k == 3
+        self.tables = {"shift": 1, "reduce": 2 if k == 3 else 6}
+        self.arities = {"shift": (2,), "reduce": (2, 3)}
+        self._chart = None
+
+    def decode(self, tables, gold_heads=None, cost_weight=0.0):
+        if self._chart is None:
+            from .charts import Chart
+
+            self._chart = Chart(self.k, single_root=True)
+        shift = numpy.ascontiguousarray(tables["shift"][..., 0])
+        reduce = tables["reduce"]
+        if reduce.ndim == 3:        # a pair table (N, N, T): the chart reads (T, N, N)
+            reduce = numpy.ascontiguousarray(numpy.moveaxis(reduce, -1, 0))
+        return self._chart.decode(shift, reduce, gold_heads, cost_weight)
+
+    def entries(self, heads, derivation, arities):
+        events = numpy.asarray(derivation).reshape(-1, 4)
+        shifts, reduces = events[events[:, 0] < 0], events[events[:, 0] >= 0]
+        slots = reduces[:, 1:4] if arities["reduce"] == 3 else reduces[:, 2:4]
+        return [("shift", shifts[:, 2:4], numpy.zeros(len(shifts), dtype="int64")),
+                ("reduce", slots, reduces[:, 0])]
+
+
+def gold_cost(heads: Sequence[int], gold_heads: Optional[Sequence[int]]) -> float:
+    """Words attached to another head than in gold (a structure's cost)."""
+    return float(numpy.sum(numpy.asarray(heads) != numpy.asarray(gold_heads)))
+
+
+def mh3_chart() -> ChartStructure:
+    return ChartStructure(3)
+
+
+def mh4_chart() -> ChartStructure:
+    return ChartStructure(4)
