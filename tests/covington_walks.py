@@ -3,7 +3,7 @@ shared by the oracle tests of `covington` and `covington_nm`."""
 from hypothesis import strategies as st
 
 from spacy_nonmono.graph.algorithms import count_cycles
-from spacy_nonmono.systems.base import check_gold_tree
+from spacy_nonmono.graph import check_gold_tree
 
 N_LABELS = 3
 LABELS = [f"l{k}" for k in range(N_LABELS)]

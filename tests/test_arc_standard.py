@@ -8,7 +8,7 @@ against the brute-force reference in tests/reference_arc_standard.py:
   by testing each strategy on the order of the edges of every computation,
   for the three strategies, on random and UD gold trees;
 - on projective gold trees the quadratic and linear algorithms equal the
-  cubic one (skipped while they raise NotImplementedError), and refuse
+  cubic one, and refuse
   non-projective gold trees;
 - costs are max σ - σ, plus 1 for a gold arc with a wrong label; following
   zero-cost moves from the start builds a tree with the best score;
@@ -29,7 +29,8 @@ from conftest import random_heads, scaled
 from spacy_nonmono.graph import is_projective
 from spacy_nonmono.graph.tabular import config_score
 from spacy_nonmono.systems import get_system
-from spacy_nonmono.systems.base import INVALID, check_gold_tree
+from spacy_nonmono.graph import check_gold_tree
+from spacy_nonmono.systems.base import INVALID
 
 N_LABELS = 3
 LABELS = [f"l{k}" for k in range(N_LABELS)]
@@ -124,16 +125,6 @@ def check_invariants(state, built):
 
 def sigma_of(system, state, algorithm="cubic"):
     return system.step_scores(state, algorithm=algorithm)
-
-
-def available(algorithm):
-    """Skip (with the reason) while an algorithm is not implemented."""
-    system = make_system()
-    state = system.new_state([2, 0, 2])
-    try:
-        system.step_scores(state, algorithm=algorithm)
-    except NotImplementedError as e:
-        pytest.skip(f"the {algorithm} optimal-step algorithm is not implemented yet: {e}")
 
 
 # ---------------------------------------------------------------- moves
@@ -333,7 +324,6 @@ def test_unknown_algorithm_and_non_projective_gold():
 def test_fast_algorithms_equal_cubic(algorithm, strategy, seed, n, p):
     """On projective gold trees the quadratic (section 5) and linear
     (section 6) algorithms give the cubic one's σ values everywhere."""
-    available(algorithm)
     rng = random.Random(seed)
     system = make_system(strategy=strategy)
     heads, labels = gold_tree(rng, n, projective=True)
@@ -351,7 +341,6 @@ def test_fast_algorithms_equal_cubic(algorithm, strategy, seed, n, p):
 
 @pytest.mark.parametrize("algorithm", ["quadratic", "linear"])
 def test_fast_algorithms_on_ud_sentences(algorithm, ud_sentences):
-    available(algorithm)
     rng = random.Random(5)
     for k, (_, words, heads, deprels) in enumerate(ud_sentences):
         if not is_projective(list(heads)):

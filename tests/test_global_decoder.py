@@ -200,6 +200,28 @@ def test_long_docs_are_parsed_in_windows(examples):
     assert sum(t.dep_ == "dep" and t.head.dep_ == "ROOT" for t in doc) >= 5
 
 
+def test_unsegmented_docs_are_split_at_punctuation(examples):
+    """Global decoding of a doc without sentence boundaries parses its
+    sentences by punctuation (spaCy's sentencizer rule: a run of
+    sentence-final punctuation ends one), not one long span; set boundaries
+    win; a greedy decoder parses the doc as one span."""
+    nlp = make_global_nlp("mh4")
+    nlp.initialize(lambda: examples)
+    words = "The dog barked . A cat slept ? ! Birds sing".split()
+    doc = nlp(Doc(nlp.vocab, words=words))
+    assert tree_ok(doc) and [s.start for s in doc.sents] == [0, 4, 9]
+    assert [t.dep_ for t in doc].count("ROOT") == 3
+    preset = nlp(Doc(nlp.vocab, words=words, sent_starts=[True] + [False] * 10))
+    assert len(list(preset.sents)) == 1
+    from spacy_nonmono.pipeline.sentences import punctuation_sentences, windows
+
+    assert punctuation_sentences(Doc(nlp.vocab, words=words)) == [(0, 4), (4, 9), (9, 11)]
+    assert windows(Doc(nlp.vocab, words=words), 3) == [(0, 0, 3), (0, 3, 6), (0, 6, 9),
+                                                        (0, 9, 11)]
+    assert windows(Doc(nlp.vocab, words=words), 3, split_unsegmented=True) == [
+        (0, 0, 3), (0, 3, 4), (4, 4, 7), (4, 7, 9), (9, 9, 11)]
+
+
 
 def test_vector_dropout_only_in_training():
     """GlobalParserModel's dropout masks the token vectors in training only;

@@ -36,7 +36,8 @@ import reference_hybrid as ref
 from conftest import (check_fast_search, make_nlp, random_heads, sample_docs, scaled, train,
                       tree_ok, ud_dir)
 from spacy_nonmono.systems import get_system
-from spacy_nonmono.systems.base import INVALID, check_gold_tree
+from spacy_nonmono.graph import check_gold_tree
+from spacy_nonmono.systems.base import INVALID
 
 SYSTEMS = ref.SYSTEM_NAMES
 N_LABELS = 2

@@ -23,10 +23,10 @@ NONPROJ_HEADS = [0, 0, 0, 1, 0]       # absolute; the root (0) is its own head
 NONPROJ_DEPS = ["ROOT", "obj", "nmod", "amod", "punct"]
 
 
-def make_nlp(system, projectivize=None):
+def make_nlp(system, projectivize=None, oracle=None):
     nlp = spacy.blank("en")
     nlp.add_pipe("nonmono_parser", config={"model": SMALL_MODEL, "system": system,
-                                           "projectivize": projectivize})
+                                           "projectivize": projectivize, "oracle": oracle})
     return nlp
 
 
@@ -40,6 +40,10 @@ def test_settings_are_validated():
     assert make_nlp("covington").get_pipe("nonmono_parser").cfg["projectivize"] == "none"
     assert make_nlp("covington", "none").get_pipe("nonmono_parser").cfg["projectivize"] == "none"
     assert make_nlp("arc_eager_unshift").get_pipe("nonmono_parser").cfg["projectivize"] == "pseudo"
+    # The optimal-step oracle learns from the original trees; the static one needs them lifted.
+    assert make_nlp("arc_standard").get_pipe("nonmono_parser").cfg["projectivize"] == "none"
+    assert make_nlp("arc_standard", oracle="static").get_pipe(
+        "nonmono_parser").cfg["projectivize"] == "pseudo"
     assert make_nlp("arc_eager", "none").get_pipe("nonmono_parser").cfg["projectivize"] == "none"
     with pytest.raises(ValueError, match="builds non-projective trees: projectivize must be "
                                          "'none' \\(or null\\), not 'pseudo'"):

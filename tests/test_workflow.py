@@ -46,14 +46,16 @@ def tiny_pipeline(tmp_path_factory):
 
 def test_length_cost_command(tiny_pipeline, tmp_path):
     result = cli("length-cost", tiny_pipeline, "--gold", TEST_CONLLU, "--lengths", "5,30",
-                 "--sentences", "2", "--runs", "1", "--memory-length", "30",
+                 "--sentences", "2", "--runs", "1", "--memory-length", "30", "--text-words", "200",
                  "--json", tmp_path / "cost.json", "--plot", tmp_path / "cost.png", cwd=tmp_path)
     assert "| 30 |" in result and "peak memory, 30 words" in result
+    assert "| one unsegmented text of 200 words | " in result and "(1.0x)" in result
     numbers = json.loads((tmp_path / "cost.json").read_text())
     assert numbers["lengths"] == [5, 30]
     times = numbers["seconds_per_sentence"][str(tiny_pipeline)]
     assert 0 < times["5"] and 0 < times["30"]
     assert numbers["peak_bytes"][str(tiny_pipeline)] > 0
+    assert numbers["text_words"] == 200 and numbers["text_seconds"][str(tiny_pipeline)] > 0
     assert (tmp_path / "cost.png").stat().st_size > 1000
     bad = cli("length-cost", tiny_pipeline, "--gold", TEST_CONLLU, "--lengths", "0",
               cwd=tmp_path, check=False)

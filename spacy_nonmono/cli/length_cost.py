@@ -9,6 +9,12 @@ interleaved across pipelines) and the peak memory Python and numpy allocate
 while parsing one sentence of --memory-length words (tracemalloc), and plots
 time against length on log axes, where an O(n^k) decoder is a line of slope
 k.
+
+--text-words N also times one text of N words in a single doc without
+sentence boundaries (real words, in file order), as a user's long input
+arrives: each pipeline segments it as it does (a senter, the global
+decoder's split at sentence-final punctuation, or one span cut into
+windows).
 """
 import json
 import time
@@ -31,6 +37,8 @@ def add_parser(commands) -> None:
     p.add_argument("--runs", type=int, default=3, help="Timed runs; the best is reported")
     p.add_argument("--memory-length", type=int, default=100,
                    help="Length of the sentence whose peak memory is measured")
+    p.add_argument("--text-words", type=int, default=0,
+                   help="Also time one unsegmented text of this many words (0: no)")
     p.add_argument("--json", type=Path, default=None, help="Write the numbers as JSON here")
     p.add_argument("--plot", type=Path, default=None, help="Write the plot (PNG) here")
     p.set_defaults(run=run)
@@ -82,6 +90,8 @@ def run(args) -> int:
     for option in ("sentences", "runs", "memory_length"):
         if getattr(args, option) < 1:
             raise InputError(f"--{option.replace('_', '-')} must be at least 1")
+    if args.text_words < 0:
+        raise InputError("--text-words must be at least 0")
     check_output_paths({"--json": args.json, "--plot": args.plot})
     words = [t["form"] for s in read_conllu(args.gold) for t in s if isinstance(t["id"], int)]
     pipelines = {name: load_parser_pipeline(name) for name in args.pipelines}
@@ -97,6 +107,11 @@ def run(args) -> int:
     memory = {name: peak_memory(nlp, memory_words) for name, nlp in pipelines.items()}
     result = {"lengths": lengths, "seconds_per_sentence": seconds,
               "memory_length": args.memory_length, "peak_bytes": memory}
+    if args.text_words:
+        text = sentences_of_length(words, args.text_words, 1)
+        result["text_words"] = args.text_words
+        result["text_seconds"] = {name: time_per_sentence(nlp, text, args.runs)
+                                  for name, nlp in pipelines.items()}
     if args.json:
         args.json.write_text(json.dumps(result, indent=2))
     if args.plot:
@@ -114,6 +129,11 @@ def table(result) -> str:
             f"{result['seconds_per_sentence'][name][length] * 1000:.2f}" for name in names) + " |")
     lines.append(f"| peak memory, {result['memory_length']} words | " + " | ".join(
         f"{result['peak_bytes'][name] / 1e6:.1f} MB" for name in names) + " |")
+    if "text_seconds" in result:
+        first = result["text_seconds"][names[0]]
+        lines.append(f"| one unsegmented text of {result['text_words']} words | " + " | ".join(
+            f"{result['text_seconds'][name]:.2f} s ({result['text_seconds'][name] / first:.1f}x)"
+            for name in names) + " |")
     return "\n".join(lines)
 
 

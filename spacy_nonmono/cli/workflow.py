@@ -73,10 +73,12 @@ VARIANTS: Dict[str, Dict[str, object]] = {
     "wide": {"context": "wide"},
     # Half the training states follow the oracle (its default is 0.1).
     "follow50": {"follow_oracle_prob": 0.5},
-    # Projective systems: train on optimally projectivized trees, or on the
-    # original trees (the default is spaCy's pseudo-projective lifting).
+    # Projective systems: train on optimally projectivized trees, on the
+    # original trees, or on spaCy's pseudo-projective lifting (the default
+    # but for arc_standard's optimal step, whose default is the original trees).
     "proj_optimal": {"projectivize": "optimal"},
     "proj_none": {"projectivize": "none"},
+    "proj_pseudo": {"projectivize": "pseudo"},
     # Exact decoding (mh3, mh4 charts; mst) with the global model, whose
     # encoder is a BiLSTM on the CNN tok2vec (models/global_model.py).
     "global": {"decoding": "global"},

@@ -83,6 +83,11 @@ class Decoder:
     settings: Dict[str, object] = {}
     max_sentence_length = 256
     default_system = "covington_nm"     # what `init-config --decoding` picks
+    # A doc without sentence boundaries (no senter or other segmenter before
+    # the parser) is one span, cut into windows of max_sentence_length, unless
+    # the decoder splits it at sentence-final punctuation first: decoders
+    # whose cost grows faster than linearly with the length do.
+    splits_unsegmented_docs = False
 
     def __init__(self):
         self.configure({})

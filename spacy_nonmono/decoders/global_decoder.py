@@ -96,6 +96,7 @@ class GlobalDecoder(Decoder):
     # sentences are parsed in windows and skipped in training.
     max_sentence_length = 150
     default_system = "mh4"
+    splits_unsegmented_docs = True      # MH4: O(n^4) time, O(n^3) memory per sentence
 
     @property
     def default_model(self) -> str:

@@ -14,11 +14,9 @@ from .base import Decoder, Parses, chunks, token_layout
 from .state_batch import StateBatch, choose_moves, softmax_log_loss
 
 
-# Tokens per model call when parsing (see `chunks`). Measured on the Gothic
-# test set with nlp.pipe(batch_size=1000), best of 4 runs on a loaded 2-core
-# machine: chunks of 500-2,000 tokens 5,750-5,920 words/s, 4,000-100,000
-# tokens 4,930-5,400 (the table of a 2,000-token chunk, 18 slots x 64 x 2
-# floats a token, is 18 MB).
+# Tokens per model call when parsing (see `chunks`): the token table of a
+# chunk (slots x hidden x pieces floats a token) must stay small enough for
+# the parse loop's random reads to hit the cache; larger chunks parse slower.
 CHUNK_TOKENS = 2000
 
 

@@ -23,7 +23,7 @@ from spacy.language import Language
 from spacy.tokens import Doc
 
 from ..graph import is_projective
-from ..systems.base import check_gold_tree
+from ..graph import check_gold_tree
 
 # Universal relations of content words (CLAS), as in the CoNLL 2018 evaluation.
 CONTENT_DEPRELS = frozenset(

@@ -1,16 +1,8 @@
 """Tree algorithms on head arrays, apart from models and systems:
-connectivity, paths and cycle counting (Cython, `algorithms`), and
-projectivity (spaCy's own test)."""
-from typing import Sequence
-
-from spacy.pipeline._parser_internals.nonproj import is_nonproj_tree
-
-
-def is_projective(heads: Sequence[int]) -> bool:
-    """Whether a tree given as 1-based heads (0 = the root) has no crossing
-    arcs, by spaCy's `nonproj.is_nonproj_tree` (which takes absolute heads,
-    the root its own head)."""
-    return not is_nonproj_tree([k if h == 0 else h - 1 for k, h in enumerate(heads)])
+connectivity, paths and cycle counting (Cython, `algorithms`), the gold-tree
+check and projectivity (`trees`), and the structures of exact decoding
+(`structures`, registered here by name)."""
+from .trees import check_gold_tree, is_projective
 
 
 def _register_structures():

@@ -78,13 +78,9 @@ and reuses them: they grow only when a longer sentence comes
 float32 table entries and of the cost terms), so integer costs stay exact
 and the best item value equals the events' sum up to float64 rounding.
 
-Measured (docs/results/mh4/charts.md, ``benchmark()``): the MH4 buffers
-are 4.2 MB at n = 100 and 30 MB at n = 200 (20 bytes per 3-item), the
-peak allocation of a decode the same; MH4 decoding with hybrid scores takes
-about 0.02 s at n = 100 and 0.3 s at n = 200 on one core (x16 per doubling
-of n). The caller's hybrid table, 6 (n+2)^3 float32, is larger than the
-chart: 25 MB at n = 100, 198 MB at n = 200. MH3: 0.2 MB and 1 ms at
-n = 100. That page recommends a length guard (150 words for MH4).
+docs/results/mh4/charts.md has the measured time and memory per length (the
+``benchmark()`` of this module) and the length guard it recommends (150
+words for MH4, the global decoder's default ``max_sentence_length``).
 
 Ties are broken deterministically: of equal candidates the first one in the
 loops' fixed order wins (Combine before Link; the left split before the

@@ -57,11 +57,7 @@ each root word instead would be n searches, O(n^3).
 Arithmetic: the scores are read as float32 and searched in float64 (the
 reweighted values are differences of sums of scores).
 
-Timing (measured once, by hand, with timeit on one core of a shared AMD EPYC
-machine; best of 7 repeats of ``mst(scores)``, Python wrapper included, about
-1.5 µs of it; uniform, small-integer and root-heavy random float32 scores):
-n = 50: 12-17 µs; n = 100: 45-65 µs; n = 200: 0.18 ms; n = 1000: 13-15 ms
-(the 16 MB arc matrix no longer fits in cache). Not a timed test.
+`spacy-nonmono length-cost` measures the time per length in a pipeline.
 """
 import threading
 

@@ -249,7 +249,7 @@ class NonMonoParser(TrainablePipe):
         return labelled_gold(self._gold_trees(examples, problems), self.moves.label_ids, problems)
 
     def _windows(self, doc: Doc):
-        return windows(doc, self.max_sentence_length)
+        return windows(doc, self.max_sentence_length, self.decoder.splits_unsegmented_docs)
 
     # -- prediction -----------------------------------------------------------
 
@@ -258,8 +258,7 @@ class NonMonoParser(TrainablePipe):
         each token's head (itself for a root) and label strings."""
         one_blas_thread_in_worker()   # nlp.pipe(n_process=k): k workers, not k x cores threads
         docs = list(docs)
-        limit = self.max_sentence_length
-        doc_windows = [(d, w) for d, doc in enumerate(docs) for w in windows(doc, limit)]
+        doc_windows = [(d, w) for d, doc in enumerate(docs) for w in self._windows(doc)]
         if doc_windows and not self.labels:
             raise ValueError(
                 f"The {self.name!r} component has no labels: initialize or train it first."

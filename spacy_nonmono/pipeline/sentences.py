@@ -12,13 +12,13 @@ from collections import Counter
 from typing import Dict, Iterator, List, Optional, Sequence, Tuple
 
 import numpy
+from spacy.pipeline import Sentencizer
 from spacy.pipeline._parser_internals import nonproj
 from spacy.tokens import Doc
 from spacy.training import Example
 
-from ..graph import is_projective
+from ..graph import check_gold_tree, is_projective
 from ..graph.tabular import optimal_projectivization
-from ..systems.base import check_gold_tree
 
 # Label written for words attached by a repair rule (a window's root, a
 # second root, a word a system left without head).
@@ -31,6 +31,7 @@ ROOT_LABEL = "ROOT"
 PROJECTIVIZE = ("pseudo", "optimal", "none")
 
 Window = Tuple[int, int, int]   # (sentence start, start, end) in a doc
+SENTENCE_END = frozenset(Sentencizer.default_punct_chars)
 
 
 class GoldProblems(Counter):
@@ -41,9 +42,10 @@ class GoldProblems(Counter):
 
 
 def resolve_projectivize(system, value: Optional[str]) -> str:
-    """The `projectivize` setting for this system: null means "pseudo" for a
-    projective system, "none" for a non-projective one, which takes nothing
-    else."""
+    """The `projectivize` setting for this system: null means the system's
+    `default_projectivize` ("pseudo" for a projective system, "none" for
+    arc_standard's optimal-step oracle and for a non-projective system,
+    which takes nothing else)."""
     if value is not None and value not in PROJECTIVIZE:
         valid = ", ".join(repr(v) for v in PROJECTIVIZE)
         raise ValueError(f"Unknown projectivize {value!r}: expected one of {valid} (or null).")
@@ -53,7 +55,7 @@ def resolve_projectivize(system, value: Optional[str]) -> str:
                 f"System {system.name!r} builds non-projective trees: projectivize must be "
                 f"'none' (or null), not {value!r}.")
         return "none"
-    return "pseudo" if value is None else value
+    return getattr(system, "default_projectivize", "pseudo") if value is None else value
 
 
 def pseudo_projectivize(heads: List[int], labels: List[str]) -> Tuple[List[int], List[str]]:
@@ -65,14 +67,27 @@ def pseudo_projectivize(heads: List[int], labels: List[str]) -> Tuple[List[int],
     return [0 if h == k else h + 1 for k, h in enumerate(lifted)], list(decorated)
 
 
-def windows(doc: Doc, limit: int) -> List[Window]:
+def punctuation_sentences(doc: Doc) -> List[Tuple[int, int]]:
+    """(start, end) of the doc's sentences by spaCy's sentencizer rule: a
+    sentence ends after a run of sentence-final punctuation."""
+    starts = [0]
+    for k in range(1, len(doc)):
+        if doc[k - 1].text in SENTENCE_END and doc[k].text not in SENTENCE_END:
+            starts.append(k)
+    return list(zip(starts, starts[1:] + [len(doc)]))
+
+
+def windows(doc: Doc, limit: int, split_unsegmented: bool = False) -> List[Window]:
     """(sentence start, start, end) of the token spans to parse: the
-    sentences when boundaries are set, else the whole doc; sentences longer
-    than `limit` are cut into windows of `limit` words."""
+    sentences when boundaries are set, else the whole doc (or, with
+    split_unsegmented, its sentences by punctuation); sentences longer than
+    `limit` are cut into windows of `limit` words."""
     if len(doc) == 0:
         return []
     if doc.has_annotation("SENT_START"):
         sents = [(s.start, s.end) for s in doc.sents]
+    elif split_unsegmented:
+        sents = punctuation_sentences(doc)
     else:
         sents = [(0, len(doc))]
     return [(start, w, min(end, w + limit)) for start, end in sents

@@ -10,6 +10,7 @@ the cdef methods below. See the README's "Adding a transition system".
 from libc.string cimport memcpy
 from cymem.cymem cimport Pool
 import numpy
+from ..graph.trees import check_gold_tree
 
 # Python view of the cost of invalid moves.
 INVALID = INVALID_COST
@@ -110,7 +111,7 @@ cdef class TransitionSystem:
     - `context_names`: the context slots `set_context` fills;
     - `projective`: whether it builds only projective trees (then the
       component's `projectivize` setting says how it learns from
-      non-projective gold trees);
+      non-projective gold trees, `default_projectivize` when null);
     - `random_oracle`: whether its oracle flips coins, seeded by
       `reseed_oracle` from the training seed;
     - `follow_oracle_prob`: its exploration policy, the component's
@@ -239,6 +240,13 @@ cdef class TransitionSystem:
         """The most moves any run on n words makes (None: not bounded)."""
         limit = self.move_limit(n)
         return None if limit < 0 else limit
+
+    @property
+    def default_projectivize(self):
+        """The component's `projectivize` when that is null: "pseudo" for a
+        projective system (its oracle needs projective trees), "none" for a
+        non-projective one."""
+        return "pseudo" if self.projective else "none"
 
     @property
     def weak_target_prob(self):
@@ -491,30 +499,6 @@ cdef class TransitionSystem:
         self.loss_deltas(s, gold, is_valid, OWN_LOSS, delta, loss_scratch, state_scratch,
                          left_arc, right_arc, a, b)
         self.set_costs_from_deltas(gold, is_valid, delta, costs, left_arc, right_arc, a, b)
-
-
-def check_gold_tree(heads):
-    """Raise ValueError unless heads (head of word k at k-1, 0 = root) is a
-    single-rooted tree over words 1..n."""
-    n = len(heads)
-    roots = [k + 1 for k, h in enumerate(heads) if h == 0]
-    for k, h in enumerate(heads):
-        if not isinstance(h, int) and not hasattr(h, "__index__"):
-            raise ValueError(f"Head of word {k+1} is not an integer: {h!r}")
-        if h < 0 or h > n:
-            raise ValueError(f"Head of word {k+1} is {h}, outside the sentence (0..{n}).")
-        if h == k + 1:
-            raise ValueError(f"Word {k+1} is its own head.")
-    if len(roots) != 1:
-        raise ValueError(f"Gold tree must have exactly one root, found {len(roots)}: words {roots}.")
-    for k in range(1, n + 1):
-        seen = set()
-        v = k
-        while v != 0:
-            if v in seen:
-                raise ValueError(f"Gold heads contain a cycle through word {v}.")
-            seen.add(v)
-            v = heads[v - 1]
 
 
 cdef ParseState _empty_state(TransitionSystem system, bint has_gold):
