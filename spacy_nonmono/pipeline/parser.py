@@ -117,6 +117,19 @@ def make_nonmono_parser(
     )
 
 
+def writable_params(model: Model) -> None:
+    """Replace read-only parameter arrays by writable copies. Distributed
+    engines hand weights out read-only (Ray's object store maps them), and
+    compiled layers (thinc's HashEmbed among them) take only writable
+    buffers ("buffer source array is read-only")."""
+    for node in model.walk():
+        for name in node.param_names:
+            if node.has_param(name):
+                value = node.get_param(name)
+                if not getattr(getattr(value, "flags", None), "writeable", True):
+                    node.set_param(name, value.copy())
+
+
 def _dep_getter(token, attr):
     return token.vocab.strings.as_string(getattr(token, attr)).lower()
 
@@ -257,6 +270,7 @@ class NonMonoParser(TrainablePipe):
         """Parse docs; return per doc (heads, labels): the absolute index of
         each token's head (itself for a root) and label strings."""
         one_blas_thread_in_worker()   # nlp.pipe(n_process=k): k workers, not k x cores threads
+        writable_params(self.model)
         docs = list(docs)
         doc_windows = [(d, w) for d, doc in enumerate(docs) for w in self._windows(doc)]
         if doc_windows and not self.labels:
