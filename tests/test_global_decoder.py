@@ -216,6 +216,9 @@ def test_unsegmented_docs_are_split_at_punctuation(examples):
     from spacy_nonmono.pipeline.sentences import punctuation_sentences, windows
 
     assert punctuation_sentences(Doc(nlp.vocab, words=words)) == [(0, 4), (4, 9), (9, 11)]
+    # A closing quote stays with its sentence, as spaCy's sentencizer keeps it.
+    quoted = Doc(nlp.vocab, words='He said " Go . " She went .'.split())
+    assert punctuation_sentences(quoted) == [(0, 6), (6, 9)]
     assert windows(Doc(nlp.vocab, words=words), 3) == [(0, 0, 3), (0, 3, 6), (0, 6, 9),
                                                         (0, 9, 11)]
     assert windows(Doc(nlp.vocab, words=words), 3, split_unsegmented=True) == [

@@ -68,12 +68,17 @@ def pseudo_projectivize(heads: List[int], labels: List[str]) -> Tuple[List[int],
 
 
 def punctuation_sentences(doc: Doc) -> List[Tuple[int, int]]:
-    """(start, end) of the doc's sentences by spaCy's sentencizer rule: a
-    sentence ends after a run of sentence-final punctuation."""
+    """(start, end) of the doc's sentences by spaCy's sentencizer rule: after
+    sentence-final punctuation, the next word that is not punctuation (a
+    closing quote or bracket stays behind) starts a sentence."""
     starts = [0]
-    for k in range(1, len(doc)):
-        if doc[k - 1].text in SENTENCE_END and doc[k].text not in SENTENCE_END:
-            starts.append(k)
+    seen_end = False
+    for token in doc:
+        if seen_end and not token.is_punct and token.text not in SENTENCE_END:
+            starts.append(token.i)
+            seen_end = False
+        elif token.text in SENTENCE_END:
+            seen_end = True
     return list(zip(starts, starts[1:] + [len(doc)]))
 
 
