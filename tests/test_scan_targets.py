@@ -228,7 +228,7 @@ def test_static_oracle_transitions_per_word(tree):
     """The reference the scan is measured against: the static oracle visits
     the focus words i = j-1 down to the leftmost word linked to j (the
     artificial root 0 included), one transition each, then shifts."""
-    from spacy_nonmono.evaluation.oracle_analysis import static_oracle_transitions_per_word
+    from benchmarks.oracle_analysis import static_oracle_transitions_per_word
 
     heads, labels = tree
     n = len(heads)

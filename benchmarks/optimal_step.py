@@ -15,7 +15,8 @@ import sys
 import time
 from pathlib import Path
 
-from .common import InputError, RawHelpFormatter, check_output_paths, read_gold_files, warn
+from spacy_nonmono.cli.common import (InputError, RawHelpFormatter, check_output_paths,
+                                      read_gold_files, warn)
 
 PROGRESS_EVERY = 1000
 TIMING_PROGRESS_EVERY = 50
@@ -196,7 +197,7 @@ def deprojectivized_heads(vocab, heads, labels):
 
 def optimal_tree_problem(heads, proj_heads, kept, pseudo_kept):
     """Why an optimal projectivization fails its checks, or None."""
-    from ..graph import is_projective
+    from spacy_nonmono.graph import is_projective
 
     n = len(heads)
     if len(proj_heads) != n:
@@ -217,10 +218,10 @@ def optimal_tree_problem(heads, proj_heads, kept, pseudo_kept):
 def measure_projectivization(path: Path, sentences, invalid: int, max_length: int) -> dict:
     from spacy.vocab import Vocab
 
-    from ..evaluation.conllu_eval import gold_tree
-    from ..graph import is_projective
-    from ..graph.tabular import optimal_projectivization
-    from ..pipeline.sentences import pseudo_projectivize
+    from spacy_nonmono.evaluation.conllu_eval import gold_tree
+    from spacy_nonmono.graph import is_projective
+    from spacy_nonmono.graph.tabular import optimal_projectivization
+    from spacy_nonmono.pipeline.sentences import pseudo_projectivize
 
     vocab = Vocab()
     n_sentences = n_words = n_nonprojective = long_sentences = long_words = 0
@@ -362,8 +363,8 @@ def check_timing_options(args) -> None:
 
 
 def run_timing(args) -> int:
-    from ..evaluation.conllu_eval import gold_tree
-    from ..systems import get_system
+    from spacy_nonmono.evaluation.conllu_eval import gold_tree
+    from spacy_nonmono.systems import get_system
 
     check_timing_options(args)
     requested = parse_algorithms(args.algorithms)
@@ -436,8 +437,8 @@ class TimingWalk:
         return names
 
     def sentence(self, heads) -> None:
-        from ..graph import is_projective
-        from ..graph.tabular import optimal_projectivization
+        from spacy_nonmono.graph import is_projective
+        from spacy_nonmono.graph.tabular import optimal_projectivization
 
         projective = is_projective(heads)
         proj_heads = list(heads) if projective else optimal_projectivization(heads)[0]

@@ -223,7 +223,7 @@ def arc_move_effects(nlp, examples: Iterable) -> Dict[str, object]:
 
 
 def _nonmono_parser(nlp):
-    from ..pipeline.parser import NonMonoParser
+    from spacy_nonmono.pipeline.parser import NonMonoParser
 
     for name, pipe in nlp.pipeline:
         if isinstance(pipe, NonMonoParser):
@@ -238,8 +238,8 @@ def static_oracle_counts(system_name: str, trees: Iterable, oracle: str = "stati
     non-projective sentences, words, transitions, moves of each kind, and the
     swaps ("W" moves) on all and on non-projective sentences. `trees` yields
     (heads, labels)."""
-    from ..registry import get_system
-    from ..graph import is_projective
+    from spacy_nonmono.registry import get_system
+    from spacy_nonmono.graph import is_projective
 
     # Labels do not change the moves: one dummy label, gold labels "any".
     system = get_system(system_name)(labels=["dep"], oracle=oracle, **options)
