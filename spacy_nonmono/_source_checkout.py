@@ -3,9 +3,9 @@
 After a regular install (`pip install .`), Python started in the repository's
 root finds the source folder `spacy_nonmono/` first (the current folder comes
 first on sys.path), and that folder has no compiled extensions. Then the
-installed copy is used instead, so `python -m spacy_nonmono ...`, `spacy
-project run ...` and `python -m pytest tests` work from the root in both
-install modes. With neither compiled extensions here nor an installed copy,
+installed copy is used instead, so `python -m spacy_nonmono ...`, the lab's
+`python -m benchmarks ...`, `spacy project run ...` and `python -m pytest
+tests` work from the root in both install modes. With neither compiled extensions here nor an installed copy,
 the import fails with what to do.
 """
 import importlib.util

@@ -122,6 +122,19 @@ def ud_sentences():
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "assets" / "sample"
 
+# The lab (benchmarks/, not installed) is imported from the repository root,
+# after whatever the path holds already.
+if str(ROOT) not in sys.path:
+    sys.path.append(str(ROOT))
+LAB = (sys.executable, "-m", "benchmarks")
+
+
+def lab_env():
+    """The environment in which `python -m benchmarks` runs from any folder:
+    the repository root on PYTHONPATH."""
+    path = os.environ.get("PYTHONPATH")
+    return dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT)] + ([path] if path else [])))
+
 SMALL_MODEL = {
     "@architectures": "spacy_nonmono.NonMonoParserModel.v1",
     "hidden_width": 32,

@@ -252,6 +252,18 @@ def check_sigma(system, state, gold_heads, strategy, where=""):
     return got
 
 
+def test_step_scores_repeats():
+    """`repeats` computes the same scores again in C (what the lab's
+    optimal-step-timing times); fewer than one is an error."""
+    system = make_system()
+    state = system.new_state([2, 0, 2])
+    once = system.step_scores(state, "cubic")
+    assert system.step_scores(state, "cubic", 50) == once
+    assert system.step_scores(state, "linear", 7) == system.step_scores(state, "linear")
+    with pytest.raises(ValueError, match="repeats must be at least 1"):
+        system.step_scores(state, "cubic", 0)
+
+
 @pytest.mark.parametrize("strategy", STRATEGIES)
 def test_step_scores_hand_examples(strategy):
     """Section 4's shift case: stack [0, a1, a2], buffer [b1], gold

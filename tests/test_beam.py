@@ -21,11 +21,11 @@ import spacy
 from spacy.tokens import Doc
 from spacy.training import Example
 
+from benchmarks import main as lab_main
+from benchmarks.beam_widths import beam_component
 from conftest import make_global_nlp, make_nlp, random_heads, sample_docs, train, tree_ok
-from spacy_nonmono.cli import main
 from spacy_nonmono.decoders.beam_search import BeamBatch
 from spacy_nonmono.decoders.state_batch import StateBatch
-from spacy_nonmono.cli.beam_widths import beam_component
 from spacy_nonmono.cli.common import InputError
 from spacy_nonmono.evaluation import evaluate_pipeline
 from spacy_nonmono.models.scoring import HostWeights, score_states
@@ -277,7 +277,7 @@ def test_beam_training_learns_round_trips_and_switches_decoders(train_examples, 
     # `beam-widths` parses with each width set at load time: width 1 scores
     # as the greedy decoder does.
     gold = ROOT / "assets" / "sample" / "en_ewt-sample-dev.conllu"
-    assert main(["beam-widths", str(tmp_path / "beam"), "--gold", str(gold), "--widths", "1,3",
+    assert lab_main(["beam-widths", str(tmp_path / "beam"), "--gold", str(gold), "--widths", "1,3",
                  "--json", str(tmp_path / "widths.json")]) == 0
     by_width = json.loads((tmp_path / "widths.json").read_text())["results"][str(tmp_path / "beam")]
     assert by_width["1"]["las"] == pytest.approx(evaluate_pipeline(greedy, gold).to_dict()["las"])

@@ -17,7 +17,7 @@ import reference_charts as R
 from conftest import SAMPLE, scaled
 from spacy_nonmono.cli import main
 from spacy_nonmono.graph import is_projective
-from spacy_nonmono.graph.charts import TRANSITIONS, Chart, benchmark, coverage
+from spacy_nonmono.graph.charts import TRANSITIONS, Chart, coverage
 
 CHARTS = {(k, single_root): Chart(k, single_root) for k in (3, 4) for single_root in (False, True)}
 
@@ -351,6 +351,8 @@ def test_minus_infinity_forbids():
 
 
 def test_benchmark_runs():
+    from benchmarks.charts_timing import benchmark
+
     rows = benchmark((3, 8), k=4, features="two")
     assert [r["n"] for r in rows] == [3, 8]
     assert all(r["seconds"] >= 0 and r["buffer_bytes"] > 0 for r in rows)

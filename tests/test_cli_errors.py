@@ -16,12 +16,22 @@ from pathlib import Path
 
 import pytest
 
+from conftest import LAB, lab_env
+
 ROOT = Path(__file__).resolve().parents[1]
 NO_PIPELINE = "no-such-pipeline"
+PRODUCT = (sys.executable, "-m", "spacy_nonmono")
 
 
-def run_cli(*args, cwd, prog=(sys.executable, "-m", "spacy_nonmono")):
-    return subprocess.run([*prog, *map(str, args)], capture_output=True, text=True, cwd=cwd)
+def run_cli(*args, cwd, prog=PRODUCT, env=None):
+    return subprocess.run([*prog, *map(str, args)], capture_output=True, text=True, cwd=cwd,
+                          env=env)
+
+
+def run_lab(*args, cwd):
+    """run_cli for a command of the lab, `python -m benchmarks` (the same
+    error handling: `spacy_nonmono.cli.main`)."""
+    return run_cli(*args, cwd=cwd, prog=LAB, env=lab_env())
 
 
 def assert_error(result, *fragments):
@@ -152,11 +162,11 @@ def test_spacy_corpus_commands_reject_conllu(tmp_path):
     """arc-moves, oracle-bounds and oracle-timing read .spacy corpora."""
     (tmp_path / "train.conllu").write_text(VALID, encoding="utf8")
     hint = "expected a .spacy corpus (DocBin)"
-    assert_error(run_cli("arc-moves", NO_PIPELINE, "train.conllu", cwd=tmp_path),
+    assert_error(run_lab("arc-moves", NO_PIPELINE, "train.conllu", cwd=tmp_path),
                  "train.conllu:", hint)
-    assert_error(run_cli("oracle-bounds", "train.conllu", cwd=tmp_path), "train.conllu:", hint)
+    assert_error(run_lab("oracle-bounds", "train.conllu", cwd=tmp_path), "train.conllu:", hint)
     (tmp_path / "fake.spacy").write_text(VALID, encoding="utf8")
-    assert_error(run_cli("oracle-timing", "fake.spacy", cwd=tmp_path),
+    assert_error(run_lab("oracle-timing", "fake.spacy", cwd=tmp_path),
                  "fake.spacy: not a readable .spacy corpus")
 
 
@@ -181,20 +191,60 @@ def test_version_and_program_names(tmp_path):
     assert result.returncode == 0 and result.stdout.startswith("usage: spacy-nonmono evaluate")
 
 
-def subcommands():
-    from spacy_nonmono.cli import build_parser
+PRODUCT_COMMANDS = {"init-config", "evaluate", "speed", "coverage"}
+LAB_COMMANDS = {"benchmark", "workflow", "oracle-bounds", "oracle-timing", "arc-moves",
+                "oracle-moves", "profile", "length-cost", "projectivization",
+                "optimal-step-timing", "train-speed", "beam-widths"}
+
+
+def subcommands(lab=False):
+    """The parser of the product's command line (lab: of `python -m
+    benchmarks`) and its commands by name."""
+    if lab:
+        from benchmarks import build_parser
+    else:
+        from spacy_nonmono.cli import build_parser
 
     parser = build_parser()
     [commands] = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
     return parser, commands.choices
 
 
-def test_every_option_has_help_and_shows_its_default():
-    parser, commands = subcommands()
-    assert set(commands) == {"benchmark", "evaluate", "oracle-bounds", "oracle-timing",
-                             "arc-moves", "oracle-moves", "speed", "profile", "workflow",
-                             "init-config", "coverage", "length-cost", "projectivization",
-                             "optimal-step-timing", "train-speed", "beam-widths"}
+def test_product_and_lab_commands():
+    """The installed command line has the commands a user needs; the lab's
+    (benchmarks/, not installed) has the rest."""
+    assert set(subcommands()[1]) == PRODUCT_COMMANDS
+    assert set(subcommands(lab=True)[1]) == LAB_COMMANDS
+    listed = run_cli("--help", cwd=ROOT).stdout
+    assert all(name in listed for name in PRODUCT_COMMANDS)
+    assert not any(name in listed for name in LAB_COMMANDS)
+    assert run_cli("workflow", "--help", cwd=ROOT).returncode == 2
+    usage = run_lab("workflow", "--help", cwd=ROOT).stdout
+    assert usage.startswith("usage: python -m benchmarks workflow")
+
+
+def test_the_lab_is_not_packaged():
+    """setup.cfg's package list (what `pip install .` installs) holds the
+    product's packages and not benchmarks/; nor does the installed copy."""
+    import configparser
+    from importlib.metadata import distribution
+
+    from setuptools import find_packages
+
+    setup = configparser.ConfigParser()
+    setup.read(ROOT / "setup.cfg")
+    include = setup["options.packages.find"]["include"].split()
+    packages = find_packages(str(ROOT), include=include)
+    assert {"spacy_nonmono", "spacy_nonmono.cli", "spacy_nonmono.evaluation"} <= set(packages)
+    assert (ROOT / "benchmarks" / "__init__.py").is_file()
+    assert not [name for name in packages if name.split(".")[0] != "spacy_nonmono"]
+    files = distribution("spacy-nonmono").files or []
+    assert not [f for f in files if f.parts[0] == "benchmarks"]
+
+
+@pytest.mark.parametrize("lab", [False, True])
+def test_every_option_has_help_and_shows_its_default(lab):
+    parser, commands = subcommands(lab)
     for name, command in [("", parser), *commands.items()]:
         assert issubclass(command.formatter_class, argparse.ArgumentDefaultsHelpFormatter), name
         for action in command._actions:
@@ -211,7 +261,7 @@ def test_config_defaults_are_packaged_and_match_the_repository(tmp_path):
     and the top-level configs/ users copy are the same files."""
     from spacy_nonmono.configs import CONFIG_DIR
 
-    _, commands = subcommands()
+    _, commands = subcommands(lab=True)
     for command in ("oracle-bounds", "oracle-timing"):
         config = commands[command].parse_args(["train.spacy"]).config
         assert config.is_absolute() and config == CONFIG_DIR / "nonmono_parser.cfg"
@@ -272,19 +322,19 @@ def test_other_commands_check_output_paths_first(tmp_path):
     missing = "--output nowhere/x.json: folder nowhere does not exist"
     for command in (["oracle-moves", "gold.conllu"], ["oracle-timing", "train.spacy"],
                     ["arc-moves", NO_PIPELINE, "dev.spacy"]):
-        assert_error(run_cli(*command, "--output", "nowhere/x.json", cwd=tmp_path), missing)
-    assert_error(run_cli("oracle-moves", "gold.conllu", "--output", "gold.conllu", cwd=tmp_path),
+        assert_error(run_lab(*command, "--output", "nowhere/x.json", cwd=tmp_path), missing)
+    assert_error(run_lab("oracle-moves", "gold.conllu", "--output", "gold.conllu", cwd=tmp_path),
                  "--output gold.conllu: is an input of this command")
-    assert_error(run_cli("beam-widths", NO_PIPELINE, "--gold", "gold.conllu", "--json",
+    assert_error(run_lab("beam-widths", NO_PIPELINE, "--gold", "gold.conllu", "--json",
                          "nowhere/x.json", cwd=tmp_path),
                  "--json nowhere/x.json: folder nowhere does not exist")
-    assert_error(run_cli("beam-widths", NO_PIPELINE, "--gold", "gold.conllu", "--widths", "0,8",
+    assert_error(run_lab("beam-widths", NO_PIPELINE, "--gold", "gold.conllu", "--widths", "0,8",
                          cwd=tmp_path), "--widths must be integers >= 1, got '0,8'")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["gold.conllu"]
 
 
 def test_oracle_timing_checks_losses_before_training(tmp_path):
-    assert_error(run_cli("oracle-timing", "train.spacy", "--losses", "lower,uper", cwd=tmp_path),
+    assert_error(run_lab("oracle-timing", "train.spacy", "--losses", "lower,uper", cwd=tmp_path),
                  "--losses takes comma-separated losses from lower, pc_upper, upper",
                  "'lower,uper'")
 
@@ -326,12 +376,12 @@ def test_pipeline_without_parser(command, components, tmp_path):
     assert not (tmp_path / "s.json").exists()
 
 
-def run_with_stdout_closed(args, cwd):
+def run_with_stdout_closed(args, cwd, prog=PRODUCT, env=None):
     """Run a command whose stdout reader is gone before it writes (as when
     `| head` has read its lines): its exit status and stderr."""
     with open(cwd / "stderr", "w+") as stderr:
-        process = subprocess.Popen([sys.executable, "-m", "spacy_nonmono", *map(str, args)],
-                                   stdout=subprocess.PIPE, stderr=stderr, cwd=cwd)
+        process = subprocess.Popen([*prog, *map(str, args)],
+                                   stdout=subprocess.PIPE, stderr=stderr, cwd=cwd, env=env)
         process.stdout.close()
         status = process.wait(timeout=120)
         stderr.seek(0)
@@ -373,7 +423,7 @@ def test_oracle_moves_into_a_closed_pipe_writes_its_json(tmp_path):
     """The other commands end the same way and write their files first too."""
     (tmp_path / "gold.conllu").write_text(VALID, encoding="utf8")
     status, stderr = run_with_stdout_closed(
-        ["oracle-moves", "gold.conllu", "--output", "moves.json"], tmp_path)
+        ["oracle-moves", "gold.conllu", "--output", "moves.json"], tmp_path, LAB, lab_env())
     assert (status, stderr) == (1, "")
     assert set(json.loads((tmp_path / "moves.json").read_text())) == {
         "gold/swap_lazy", "gold/swap_stay_eager"}

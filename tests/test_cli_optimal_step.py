@@ -5,8 +5,8 @@ import json
 import subprocess
 import sys
 
-from conftest import SAMPLE
-from spacy_nonmono.cli import main
+from benchmarks import main
+from conftest import LAB, SAMPLE, lab_env
 from spacy_nonmono.evaluation import read_gold
 from spacy_nonmono.evaluation.conllu_eval import gold_tree
 from spacy_nonmono.graph import is_projective
@@ -127,8 +127,7 @@ def test_argparse_errors():
     """A value argparse cannot read: exit status 2, usage and one error line."""
     for args in (["optimal-step-timing", str(DEV), "--sentences", "many"],
                  ["projectivization"]):
-        result = subprocess.run([sys.executable, "-m", "spacy_nonmono", *args],
-                                capture_output=True, text=True)
+        result = subprocess.run([*LAB, *args], capture_output=True, text=True, env=lab_env())
         assert result.returncode == 2
         errors = [line for line in result.stderr.splitlines() if "error:" in line]
         assert len(errors) == 1 and "Traceback" not in result.stderr

@@ -22,12 +22,12 @@ from spacy.util import load_config, registry
 from spacy.vocab import Vocab
 from thinc.api import fix_random_seed
 
+from benchmarks.workflow import parse_system, training_config
 from conftest import ROOT, sample_docs, tree_ok
 from test_configs import SELECTION, corpora, selection_weights, spacy_cli  # noqa: F401 (a fixture)
 from test_encoders import entry_point_env
 from spacy_nonmono.cli import main as nonmono_main
 from spacy_nonmono.cli.common import InputError
-from spacy_nonmono.cli.workflow import parse_system, training_config
 from spacy_nonmono.configs import config_path, fill
 from spacy_nonmono.models.words import normalize_form, word_embed_layers
 from spacy_nonmono.pipeline.corpus import GoldTokenCorpus

@@ -235,8 +235,8 @@ def test_system_trains_parses_and_round_trips(system, options, train_examples, t
 def test_oracle_analyses_run_on_the_sample(tmp_path):
     """The Table 1 and section 6.3 analyses, tiny: numbers in range, bounds
     ordered, every arc move classified."""
-    from spacy_nonmono.cli.oracle import training_overrides
-    from spacy_nonmono.evaluation.oracle_analysis import arc_move_effects, bound_tightness
+    from benchmarks.oracle import training_overrides
+    from benchmarks.oracle_analysis import arc_move_effects, bound_tightness
 
     docs = sample_docs("train", limit=60)
     DocBin(docs=docs).to_disk(tmp_path / "train.spacy")

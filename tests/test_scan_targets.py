@@ -12,6 +12,7 @@ import pytest
 from hypothesis import given, settings
 
 import reference_covington as ref
+from benchmarks.oracle_analysis import observing
 from conftest import scaled
 from covington_walks import LABELS, gold_trees, seeds, walk, walk_policies
 from spacy_nonmono.systems.covington import TIE_BREAKS, Covington
@@ -228,7 +229,7 @@ def test_static_oracle_transitions_per_word(tree):
     """The reference the scan is measured against: the static oracle visits
     the focus words i = j-1 down to the leftmost word linked to j (the
     artificial root 0 included), one transition each, then shifts."""
-    from spacy_nonmono.evaluation.oracle_analysis import static_oracle_transitions_per_word
+    from benchmarks.oracle_analysis import static_oracle_transitions_per_word
 
     heads, labels = tree
     n = len(heads)
@@ -268,8 +269,10 @@ def test_scan_explore_follows_no_arc_at_the_tie_in_training(explore):
                 tally["ties"] += 1
                 tally["no_arc"] += int(move) == no_arc
 
-    parser.step_observer = observe
-    parser.update(examples, sgd=None, drop=0.0)
+    decoder = parser.decoder
+    with observing(parser, observe):
+        parser.update(examples, sgd=None, drop=0.0)
+    assert parser.decoder is decoder     # the lab's observing decoder is gone again
     assert tally["ties"] > 0
     assert tally["no_arc"] == (tally["ties"] if explore == 1.0 else 0)
 
@@ -312,6 +315,6 @@ def test_scan_explore_replaces_only_shift_in_covington_nm():
                     assert system.move_kind(int(move)) in ("L", "R") and row[move] == 0
                     tally["arcs"] += 1
 
-    parser.step_observer = observe
-    parser.update(examples, sgd=None, drop=0.0)
+    with observing(parser, observe):
+        parser.update(examples, sgd=None, drop=0.0)
     assert tally["ties"] > 0 and tally["arcs"] > 0

@@ -10,20 +10,26 @@ import spacy
 from spacy.tokens import Doc
 from spacy.training import Example
 
+from benchmarks.compare import (comparison_table, sentence_length_table, summarize, verdict,
+                                write_plots)
+from conftest import LAB, lab_env
 from spacy_nonmono.evaluation import read_conllu
-from spacy_nonmono.evaluation.compare import (comparison_table, sentence_length_table, summarize, verdict,
-                                           write_plots)
 from spacy_nonmono.evaluation.conllu_eval import gold_tree
 
 ROOT = Path(__file__).resolve().parents[1]
 TEST_CONLLU = ROOT / "assets" / "sample" / "en_ewt-sample-test.conllu"
 
 
-def cli(*args, cwd, check=True):
+def cli(*args, cwd, check=True, prog=(sys.executable, "-m", "spacy_nonmono"), env=None):
     """stdout of a successful command; with check=False, the CompletedProcess."""
-    result = subprocess.run([sys.executable, "-m", "spacy_nonmono", *map(str, args)],
-                            check=check, capture_output=True, text=True, cwd=cwd)
+    result = subprocess.run([*prog, *map(str, args)], check=check, capture_output=True,
+                            text=True, cwd=cwd, env=env)
     return result.stdout if check else result
+
+
+def lab(*args, cwd, check=True):
+    """cli for a command of the lab, `python -m benchmarks`."""
+    return cli(*args, cwd=cwd, check=check, prog=LAB, env=lab_env())
 
 
 @pytest.fixture(scope="module")
@@ -45,7 +51,7 @@ def tiny_pipeline(tmp_path_factory):
 
 
 def test_length_cost_command(tiny_pipeline, tmp_path):
-    result = cli("length-cost", tiny_pipeline, "--gold", TEST_CONLLU, "--lengths", "5,30",
+    result = lab("length-cost", tiny_pipeline, "--gold", TEST_CONLLU, "--lengths", "5,30",
                  "--sentences", "2", "--runs", "1", "--memory-length", "30", "--text-words", "200",
                  "--json", tmp_path / "cost.json", "--plot", tmp_path / "cost.png", cwd=tmp_path)
     assert "| 30 |" in result and "peak memory, 30 words" in result
@@ -57,7 +63,7 @@ def test_length_cost_command(tiny_pipeline, tmp_path):
     assert numbers["peak_bytes"][str(tiny_pipeline)] > 0
     assert numbers["text_words"] == 200 and numbers["text_seconds"][str(tiny_pipeline)] > 0
     assert (tmp_path / "cost.png").stat().st_size > 1000
-    bad = cli("length-cost", tiny_pipeline, "--gold", TEST_CONLLU, "--lengths", "0",
+    bad = lab("length-cost", tiny_pipeline, "--gold", TEST_CONLLU, "--lengths", "0",
               cwd=tmp_path, check=False)
     assert bad.returncode == 2 and bad.stderr.startswith("error: --lengths")
 
@@ -126,7 +132,7 @@ def test_speed_command(tiny_pipeline, tmp_path):
 
 
 def test_profile_command(tiny_pipeline, tmp_path):
-    output = cli("profile", tiny_pipeline, "--gold", TEST_CONLLU, "--top", "3", cwd=tmp_path)
+    output = lab("profile", tiny_pipeline, "--gold", TEST_CONLLU, "--top", "3", cwd=tmp_path)
     shares = {}
     for line in output.splitlines()[1:5]:
         name, seconds, share = line.rsplit(None, 3)[0].strip(), line.split()[-3], line.split()[-1]
@@ -148,7 +154,7 @@ def test_arc_moves_refuses_a_monotonic_pipeline(tiny_pipeline, tmp_path):
     from conftest import sample_docs
 
     corpus = write_corpus(tmp_path / "dev.spacy", sample_docs("dev", limit=5))
-    result = cli("arc-moves", tiny_pipeline, corpus, cwd=tmp_path, check=False)
+    result = lab("arc-moves", tiny_pipeline, corpus, cwd=tmp_path, check=False)
     assert result.returncode == 2 and "Traceback" not in result.stderr
     assert result.stderr.strip() == (
         f"error: {tiny_pipeline} uses system 'covington', which never replaces an arc: "
@@ -161,8 +167,8 @@ def test_arc_moves_parse_the_gold_words(tmp_path):
     as misaligned, and the command runs on a covington_nm pipeline."""
     from conftest import SMALL_MODEL, sample_docs
 
-    from spacy_nonmono.cli.oracle import arc_move_examples
-    from spacy_nonmono.evaluation.oracle_analysis import arc_move_effects
+    from benchmarks.oracle import arc_move_examples
+    from benchmarks.oracle_analysis import arc_move_effects
 
     nlp = spacy.blank("en")
     parser = nlp.add_pipe("nonmono_parser", config={"model": SMALL_MODEL, "system": "covington_nm"})
@@ -188,7 +194,7 @@ def test_arc_moves_parse_the_gold_words(tmp_path):
     assert counts["moves"] >= counts["arc_moves"] + counts["words"]
     assert counts["moves_per_word"] == counts["moves"] / counts["words"]
     nlp.to_disk(tmp_path / "nm")
-    output = cli("arc-moves", tmp_path / "nm", corpus, "--output", "moves.json", cwd=tmp_path)
+    output = lab("arc-moves", tmp_path / "nm", corpus, "--output", "moves.json", cwd=tmp_path)
     assert "| dev.spacy | nm |" in output
     assert json.loads((tmp_path / "moves.json").read_text())["arc_moves"] == counts["arc_moves"]
 
@@ -196,7 +202,7 @@ def test_arc_moves_parse_the_gold_words(tmp_path):
 def test_workflow_evaluate_and_compare(tiny_pipeline, tmp_path):
     """evaluate records the test parse's transitions per word; compare reports
     it as a multiple of the static oracle's on the gold test trees."""
-    from spacy_nonmono.evaluation.oracle_analysis import static_oracle_transitions_per_word
+    from benchmarks.oracle_analysis import static_oracle_transitions_per_word
 
     root = tmp_path / "bench"
     for seed, run in ((0, "covington"), (1, "covington.seed1")):
@@ -205,17 +211,17 @@ def test_workflow_evaluate_and_compare(tiny_pipeline, tmp_path):
         (root / "training" / "sample" / run / "train_seconds.json").write_text(
             json.dumps({"seconds": 60.0 + 120 * seed}))
     args = ["--root", root, "--systems", "covington", "--seeds", "0,1"]
-    cli("workflow", "evaluate", *args, cwd=ROOT)
+    lab("workflow", "evaluate", *args, cwd=ROOT)
     scores = json.loads((root / "metrics" / "sample" / "covington.json").read_text())
     per_word = scores["test"]["transitions_per_word"]
     assert per_word >= 1.0
     # The speed step times the runs that have a model and says which it left out.
-    out = cli("workflow", "speed", "--root", root, "--systems", "covington",
+    out = lab("workflow", "speed", "--root", root, "--systems", "covington",
               "--seeds", "0,1,2", "--speed-runs", "1", "--batch-sizes", "64", cwd=ROOT)
     assert "covington.seed2: no trained model" in out
     speed = json.loads((root / "metrics" / "sample" / "speed.json").read_text())
     assert set(speed["words_per_second"]) == {"covington", "covington.seed1"}
-    out = cli("workflow", "compare", *args, cwd=ROOT)
+    out = lab("workflow", "compare", *args, cwd=ROOT)
     static = static_oracle_transitions_per_word(
         "covington", [gold_tree(s) for s in read_conllu(TEST_CONLLU)])
     assert json.loads((root / "metrics" / "sample" / "static_oracle.json").read_text()) == {
@@ -241,13 +247,13 @@ def test_train_skip_scored(tmp_path):
     (root / "metrics" / "sample").mkdir(parents=True)
     (root / "metrics" / "sample" / "covington.json").write_text("{}")
     args = ["workflow", "train", "--root", root, "--systems", "covington"]
-    out = cli(*args, "--skip-scored", cwd=ROOT)
+    out = lab(*args, "--skip-scored", cwd=ROOT)
     assert "covington: scored already" in out
     assert not (root / "training").exists()
     # Without the flag, or for a run without scores, it trains (here: fails
     # early, as no corpus was converted).
     for extra in ([], ["--skip-scored", "--seeds", "1"]):
-        result = cli(*args, *extra, cwd=ROOT, check=False)
+        result = lab(*args, *extra, cwd=ROOT, check=False)
         assert result.returncode == 2 and "no converted corpus" in result.stderr
 
 
@@ -360,12 +366,13 @@ def test_comparison_over_seeds():
 
 
 def test_project_commands_parse():
-    """Every project.yml command is a valid `python -m spacy_nonmono` call."""
+    """Every project.yml command is a valid `python -m benchmarks` call (the
+    lab, run from the project's root)."""
     import shlex
 
     from weasel.util import load_project_config
 
-    from spacy_nonmono.cli import build_parser
+    from benchmarks import build_parser
 
     config = load_project_config(ROOT)
     assert config["workflows"]["all"] == ["convert", "train", "evaluate", "speed", "compare"]
@@ -373,7 +380,7 @@ def test_project_commands_parse():
     for command in config["commands"]:
         for line in command["script"]:
             words = shlex.split(line)
-            assert words[:3] == ["python", "-m", "spacy_nonmono"], line
+            assert words[:3] == ["python", "-m", "benchmarks"], line
             args = parser.parse_args(words[3:])
             assert args.ud_dir == Path(config["vars"]["ud_dir"])
             assert (args.ud_dir if args.ud_dir.is_absolute() else ROOT / args.ud_dir).exists()
@@ -385,7 +392,8 @@ def test_udpipe_parses_without_conllu_io(tmp_path):
     udpipe = pytest.importorskip("ufal.udpipe")
     import conllu
 
-    from spacy_nonmono.evaluation.udpipe import UDPipeParser, blank_parse, train_udpipe
+    from benchmarks.udpipe import train_udpipe
+    from spacy_nonmono.evaluation.udpipe import UDPipeParser, blank_parse
 
     train = ROOT / "assets" / "sample" / "en_ewt-sample-train.conllu"
     blocks = train.read_text(encoding="utf8").split("\n\n")
@@ -409,7 +417,7 @@ def test_oracle_moves_on_the_sample(tmp_path):
     """oracle-moves follows each static oracle on every gold tree of a
     treebank folder: the table and JSON count every sentence, and the swap
     systems swap only on non-projective sentences."""
-    out = cli("oracle-moves", "--ud-dir", ROOT / "assets", "--treebanks", "sample",
+    out = lab("oracle-moves", "--ud-dir", ROOT / "assets", "--treebanks", "sample",
               "--systems", "swap_lazy,swap_stay_eager,covington",
               "--output", tmp_path / "moves.json", cwd=ROOT)
     assert "| sample | swap_stay_eager |" in out
@@ -428,7 +436,7 @@ def test_workflow_system_names():
     """A name says what it trains: the plain system name the component's
     defaults, "-<oracle>" another oracle, "+<variant>" settings merged onto
     the defaults, left to right."""
-    from spacy_nonmono.cli.workflow import VARIANTS, parse_system, system_name, training_config
+    from benchmarks.workflow import VARIANTS, parse_system, system_name, training_config
     from spacy_nonmono.registry import get_system, systems
 
     key = "components.nonmono_parser."
@@ -483,7 +491,7 @@ def test_workflow_system_names():
 
 def _parses(name):
     from spacy_nonmono.cli.common import InputError
-    from spacy_nonmono.cli.workflow import parse_system
+    from benchmarks.workflow import parse_system
 
     try:
         parse_system(name)
@@ -530,7 +538,7 @@ def _parses(name):
 ])
 def test_workflow_system_name_errors(name, message):
     from spacy_nonmono.cli.common import InputError
-    from spacy_nonmono.cli.workflow import parse_system
+    from benchmarks.workflow import parse_system
 
     with pytest.raises(InputError) as error:
         parse_system(name)
@@ -543,7 +551,7 @@ def test_workflow_global_and_encoder_names_train_what_they_say():
     set, +bilstm puts the same BiLSTM on a greedy parser's tok2vec."""
     from thinc.api import Config
 
-    from spacy_nonmono.cli.workflow import training_config
+    from benchmarks.workflow import training_config
     from spacy_nonmono.models.global_model import BILSTM_CONFIG, DEFAULT_CONFIG
 
     key = "components.nonmono_parser."
@@ -565,7 +573,7 @@ def test_full_pipeline_ablations_take_one_ingredient_out(tmp_path):
     """+full's ablation variants change just their settings of full_pipeline.cfg."""
     from thinc.api import Config
 
-    from spacy_nonmono.cli.workflow import FULL_VARIANTS, training_config
+    from benchmarks.workflow import FULL_VARIANTS, training_config
 
     def flat(config, prefix=""):
         out = {}
@@ -593,7 +601,7 @@ def test_full_pipeline_ablations_take_one_ingredient_out(tmp_path):
 
 
 def test_workflow_refuses_a_wrong_name_before_running(tmp_path):
-    result = cli("workflow", "train", "--root", tmp_path,
+    result = lab("workflow", "train", "--root", tmp_path,
                  "--systems", "spacy_parser,covington-dynamic", cwd=ROOT, check=False)
     assert result.returncode == 2 and "Traceback" not in result.stderr
     assert "unknown system name 'covington-dynamic'" in result.stderr
@@ -627,7 +635,7 @@ def test_train_speed_command(tmp_path):
 
     corpus = tmp_path / "train.spacy"
     DocBin(docs=sample_docs("train", limit=40)).to_disk(corpus)
-    out = cli("train-speed", corpus, "--lang", "en", "--systems",
+    out = lab("train-speed", corpus, "--lang", "en", "--systems",
               "arc_standard-static,arc_standard+proj_none", "--steps", "2", "--batch-size", "4",
               "--json", tmp_path / "speed.json", cwd=tmp_path)
     assert "| arc_standard-static |" in out and "| arc_standard+proj_none |" in out
@@ -635,7 +643,7 @@ def test_train_speed_command(tmp_path):
     assert [row["system"] for row in data["systems"]] == ["arc_standard-static",
                                                          "arc_standard+proj_none"]
     assert data["systems"][0]["ratio"] == 1.0 and data["systems"][1]["seconds"] > 0
-    bad = cli("train-speed", corpus, "--systems", "covington+proj_optimal", cwd=tmp_path,
+    bad = lab("train-speed", corpus, "--systems", "covington+proj_optimal", cwd=tmp_path,
               check=False)
     assert bad.returncode == 2 and "projectivize must be 'none'" in bad.stderr
 
@@ -650,7 +658,7 @@ def test_beam_systems_train(tmp_path):
 
     corpus = tmp_path / "train.spacy"
     DocBin(docs=sample_docs("train", limit=40)).to_disk(corpus)
-    out = cli("train-speed", corpus, "--lang", "en", "--systems",
+    out = lab("train-speed", corpus, "--lang", "en", "--systems",
               "spacy_parser+beam,covington_nm+beam,swap_stay_eager+beam+early+beam_every",
               "--steps", "2", "--batch-size", "4", cwd=tmp_path)
     for name in ("spacy_parser+beam", "covington_nm+beam", "swap_stay_eager+beam+early+beam_every"):

@@ -7,43 +7,55 @@ the other way round, an output path whose folder does not exist, a pipeline
 without a parser. A reader that closes stdout early (`... | head`) ends a
 command quietly with exit status 1, as Python's own SIGPIPE recipe does; the
 commands write their files before their final report, so those are complete.
+
+The lab's commands (the benchmark workflow, paper reproductions, timing) are
+not installed: they live in benchmarks/ of the repository, `python -m
+benchmarks COMMAND ...`, and build their command line with `main` here.
 """
 import argparse
 import os
 import sys
-from typing import Optional
+from typing import Optional, Sequence
 
 from .common import HelpFormatter, InputError
 
 PROG = "spacy-nonmono"
+DESCRIPTION = ("Tools of spacy-nonmono: training configs, evaluation, speed and the MH3/MH4 "
+               "charts' coverage of gold trees.")
 
 
-def build_parser(prog: str = PROG) -> argparse.ArgumentParser:
+def commands():
+    """The command modules of the product: each has `add_parser(commands)`."""
+    from . import coverage, evaluate, init_config, speed
+
+    return (coverage, evaluate, init_config, speed)
+
+
+def build_parser(prog: str = PROG, modules: Optional[Sequence] = None,
+                 description: str = DESCRIPTION) -> argparse.ArgumentParser:
+    """The argument parser of the command modules (default: the product's,
+    `commands()`); the lab (benchmarks/ in the repository) builds its own
+    from its modules."""
     from .. import __version__
-    from . import (beam_widths, benchmark, coverage, evaluate, init_config, length_cost,
-                   optimal_step, oracle, profile, speed, train_speed, workflow)
 
-    parser = argparse.ArgumentParser(
-        prog=prog,
-        description="Tools of spacy-nonmono: evaluation, speed, oracle analyses and the "
-        "benchmark workflow.",
-        formatter_class=HelpFormatter,
-    )
+    parser = argparse.ArgumentParser(prog=prog, description=description,
+                                     formatter_class=HelpFormatter)
     parser.add_argument("--version", action="version", version=f"spacy-nonmono {__version__}")
-    commands = parser.add_subparsers(dest="command", required=True)
-    for module in (beam_widths, benchmark, coverage, evaluate, init_config, length_cost,
-                   optimal_step, oracle, profile, speed, train_speed, workflow):
-        module.add_parser(commands)
+    subparsers = parser.add_subparsers(dest="command", required=True)
+    for module in commands() if modules is None else modules:
+        module.add_parser(subparsers)
     return parser
 
 
-def main(argv=None, prog: Optional[str] = None) -> int:
-    """Run a command. prog names the program in usage lines: by default the
-    name it was started as (the `spacy-nonmono` console script)."""
+def main(argv=None, prog: Optional[str] = None, modules: Optional[Sequence] = None,
+         description: str = DESCRIPTION) -> int:
+    """Run a command of the modules (default: the product's). prog names the
+    program in usage lines: by default the name it was started as (the
+    `spacy-nonmono` console script)."""
     from ..evaluation import ConlluError
 
     prog = prog or os.path.basename(sys.argv[0] or "") or PROG
-    args = build_parser(prog).parse_args(argv)
+    args = build_parser(prog, modules, description).parse_args(argv)
     try:
         status = args.run(args) or 0
         # A closed stdout is met here rather than in the interpreter's flush

@@ -102,7 +102,7 @@ def check_output_path(path: Path, option: str) -> None:
 
 def check_spacy_corpus(path: Path) -> Path:
     """A .spacy corpus (DocBin) that exists and reads; CoNLL-U must be
-    converted first (`spacy convert` or `workflow convert`)."""
+    converted first (`spacy convert`, or the lab's `workflow convert`)."""
     from spacy.tokens import DocBin
 
     if not path.is_file():

@@ -7,7 +7,7 @@ Spans are (doc index, start, end) token ranges of the batch's docs. Trees are
 per span: heads[k] is the head of word k + 1 (1-based within the span,
 0 = the span's root) and labels[k] its label id (-1: none).
 """
-from typing import Callable, Dict, List, NamedTuple, Optional, Sequence, Tuple
+from typing import Dict, List, NamedTuple, Optional, Sequence, Tuple
 
 import numpy
 from spacy.tokens import Doc
@@ -174,7 +174,6 @@ class Decoder:
 
     def update(self, model: Model, system, docs: List[Doc], spans: Sequence[Span],
                golds: Sequence[GoldTree], *, follow_oracle_prob: float,
-               rng: numpy.random.Generator,
-               step_observer: Optional[Callable] = None) -> float:
+               rng: numpy.random.Generator) -> float:
         """Accumulate the gradients of one batch into `model`; return the loss."""
         raise NotImplementedError

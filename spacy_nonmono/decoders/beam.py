@@ -21,8 +21,6 @@ is the sum of its moves' scores, so each history's gradient, p(h) less its
 share of the gold mass, goes to every move it made. A sentence whose best
 predicted history never loses more than the gold one gives no gradient.
 """
-from typing import Callable, Optional
-
 import numpy
 
 from ..models.step_model import StepUpdate
@@ -73,12 +71,10 @@ class BeamDecoder(GreedyDecoder):
     def parse_batch(self, system, lengths, offsets, root_row):
         return BeamBatch(system, lengths, offsets, root_row, self.width, self.options["density"])
 
-    def update(self, model, system, docs, spans, golds, *, follow_oracle_prob, rng,
-               step_observer: Optional[Callable] = None) -> float:
+    def update(self, model, system, docs, spans, golds, *, follow_oracle_prob, rng) -> float:
         if self.width == 1 or rng.random() >= self.options["update_prob"]:
             return GreedyDecoder.update(self, model, system, docs, spans, golds,
-                                        follow_oracle_prob=follow_oracle_prob, rng=rng,
-                                        step_observer=step_observer)
+                                        follow_oracle_prob=follow_oracle_prob, rng=rng)
         lengths, offsets, root_row = token_layout(docs, spans)
         gold = dict(gold_heads=[g.heads for g in golds], gold_labels=[g.labels for g in golds])
         if system.random_oracle:

@@ -134,8 +134,7 @@ class GlobalDecoder(Decoder):
             labels.append(self._labels(view, rows, tree))
         return Parses(heads, labels, 0)
 
-    def update(self, model, system, docs, spans, golds, *, follow_oracle_prob, rng,
-               step_observer=None) -> float:
+    def update(self, model, system, docs, spans, golds, *, follow_oracle_prob, rng) -> float:
         parts, backprop_parts = model.begin_update(docs)
         view = ScorerView(model, parts, train=True)
         loss = 0.0

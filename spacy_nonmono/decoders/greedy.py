@@ -5,8 +5,6 @@ follow_oracle_prob, by the best-scoring zero-cost move; a system's
 weak_target_prob may send it to a weaker target instead), the loss at each step
 is the softmax log-loss against the zero-cost moves, and the token table's
 gradient flows back once per batch."""
-from typing import Callable, Optional
-
 import numpy
 
 from ..models.step_model import StepUpdate, host_weights
@@ -39,12 +37,16 @@ class GreedyDecoder(Decoder):
             labels.extend(chunk_labels)
         return Parses(heads, labels, transitions)
 
-    def update(self, model, system, docs, spans, golds, *, follow_oracle_prob, rng,
-               step_observer: Optional[Callable] = None) -> float:
+    def train_batch(self, system, lengths, offsets, root_row, golds):
+        """What training advances: the states of a batch with their gold
+        trees (`active`, `get_context`, `get_costs`, `apply`)."""
+        return StateBatch(system, lengths, offsets, root_row,
+                          gold_heads=[g.heads for g in golds],
+                          gold_labels=[g.labels for g in golds])
+
+    def update(self, model, system, docs, spans, golds, *, follow_oracle_prob, rng) -> float:
         lengths, offsets, root_row = token_layout(docs, spans)
-        batch = StateBatch(system, lengths, offsets, root_row,
-                           gold_heads=[g.heads for g in golds],
-                           gold_labels=[g.labels for g in golds])
+        batch = self.train_batch(system, lengths, offsets, root_row, golds)
         follow = 1.0 if system.uses_static_oracle else follow_oracle_prob
         weak_prob = system.weak_target_prob
         replaceable = system.weak_target_replaces
@@ -66,8 +68,6 @@ class GreedyDecoder(Decoder):
             weak_draws = rng.random(len(active)) if weak_prob > 0.0 else no_draws
             moves = choose_moves(scores, costs, valid, draws, follow, weak_draws, weak_prob,
                                  replaceable)
-            if step_observer is not None:
-                step_observer(batch, active, moves)
             batch.apply(active, moves, scores)
             active = batch.active()
         if d_scores_per_step:

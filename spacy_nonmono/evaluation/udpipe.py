@@ -1,5 +1,6 @@
-"""UDPipe 1 (Parsito) as an optional baseline: trained on the same CoNLL-U
-training file and run on the same gold-tokenized input as our parsers.
+"""UDPipe 1 (Parsito) as an optional baseline: a trained UDPipe model run on
+the same gold-tokenized input as our parsers (the `speed` command times it
+beside them; benchmarks/udpipe.py, in the repository, trains it).
 
 Like our parsers and spaCy's, it reads word forms only: the training uses no
 tagger and the parser's tag/lemma/feature embeddings are switched off, so all
@@ -13,16 +14,8 @@ from typing import List, Tuple, Union
 
 import conllu
 
-# Parser options: forms (and the deprels it builds) only, no tags.
-FORMS_ONLY = "embedding_upostag=0;embedding_xpostag=0;embedding_feats=0;embedding_lemma=0"
-# Non-projective parsing: Parsito's swap system; the dynamic oracle is for
-# the projective system only.
-SWAP = "transition_system=swap;transition_oracle=static_lazy"
-# How comparison tables name the system.
-LABEL = "udpipe (Parsito swap, forms only)"
 
-
-def _udpipe():
+def load_udpipe():
     try:
         import ufal.udpipe as udpipe
     except ImportError:
@@ -33,7 +26,7 @@ def _udpipe():
     return udpipe
 
 
-def _read_sentences(udpipe, text: str, source: str) -> list:
+def read_sentences(udpipe, text: str, source: str) -> list:
     """UDPipe sentences of CoNLL-U text (source names it in errors), as a
     Python list: iterating UDPipe's own vector yields copies, so parses
     written into them would be lost."""
@@ -48,31 +41,6 @@ def _read_sentences(udpipe, text: str, source: str) -> list:
     if error.occurred():
         raise ValueError(f"{source}: {error.message}")
     return sentences
-
-
-def _read_file(udpipe, path: Path):
-    """A CoNLL-U file as the vector of sentences UDPipe's trainer takes."""
-    sentences = udpipe.Sentences()
-    for sentence in _read_sentences(udpipe, Path(path).read_text(encoding="utf8"), str(path)):
-        sentences.push_back(sentence)
-    return sentences
-
-
-def train_udpipe(train: Path, dev: Path, output: Path, iterations: int = 10) -> Path:
-    """Train a UDPipe 1 parser (no tokenizer, no tagger; swap system, forms
-    only); write output/model.udpipe."""
-    udpipe = _udpipe()
-    error = udpipe.ProcessingError()
-    model = udpipe.Trainer.train(
-        "morphodita_parsito", _read_file(udpipe, train), _read_file(udpipe, dev),
-        "none", "none", f"iterations={iterations};{FORMS_ONLY};{SWAP}", error,
-    )
-    if error.occurred():
-        raise RuntimeError(f"UDPipe training failed: {error.message}")
-    output.mkdir(parents=True, exist_ok=True)
-    path = output / "model.udpipe"
-    path.write_bytes(model if isinstance(model, bytes) else model.encode("latin-1"))
-    return path
 
 
 def blank_parse(sentences: List[conllu.TokenList]) -> str:
@@ -99,14 +67,14 @@ class UDPipeParser:
     untimed; `run` is the parse alone, without reading or writing CoNLL-U."""
 
     def __init__(self, model_path: Union[str, Path]):
-        self._udpipe = _udpipe()
+        self._udpipe = load_udpipe()
         self.model = self._udpipe.Model.load(str(model_path))
         if self.model is None:
             raise ValueError(f"Cannot load UDPipe model {model_path}")
         self._error = self._udpipe.ProcessingError()
 
     def prepare(self, sentences: List[conllu.TokenList]):
-        return _read_sentences(self._udpipe, blank_parse(sentences), "UDPipe input")
+        return read_sentences(self._udpipe, blank_parse(sentences), "UDPipe input")
 
     def run(self, prepared) -> None:
         for sentence in prepared:

@@ -78,17 +78,16 @@ and reuses them: they grow only when a longer sentence comes
 float32 table entries and of the cost terms), so integer costs stay exact
 and the best item value equals the events' sum up to float64 rounding.
 
-docs/results/mh4/charts.md has the measured time and memory per length (the
-``benchmark()`` of this module) and the length guard it recommends (150
-words for MH4, the global decoder's default ``max_sentence_length``).
+docs/results/mh4/charts.md has the measured time and memory per length
+(``benchmark()`` of benchmarks/charts_timing.py, in the repository) and the
+length guard it recommends (150 words for MH4, the global decoder's default
+``max_sentence_length``).
 
 Ties are broken deterministically: of equal candidates the first one in the
 loops' fixed order wins (Combine before Link; the left split before the
 right one; lower dropped positions first; the transition order
 ra' la' la2 and ra2 ra la for the 4-item links, la ra for the 3-item ones).
 """
-import time
-
 import numpy
 from libc.math cimport INFINITY
 from libc.stdint cimport int64_t
@@ -588,7 +587,7 @@ cdef class Chart:
         return float(D.score_sum), float(D.cost_sum), heads, events
 
 
-# -- coverage and benchmark -------------------------------------------------------
+# -- coverage --------------------------------------------------------------------
 
 _COVERAGE_CHARTS = {}
 
@@ -612,42 +611,3 @@ def coverage(gold_heads, int k, bint single_root=False, Chart chart=None):
                                      numpy.zeros((chart.n_transitions, N, N), numpy.float32),
                                      gold, cost_weight=-1.0)
     return int((heads == gold).sum())
-
-
-def benchmark(lengths=(10, 20, 40, 60, 80, 100, 150, 200), int k=4, features="hybrid",
-              int repeat=1, seed=0):
-    """Decoding time and memory per sentence length on random scores (not a
-    test: docs/results/mh4/charts.md has the numbers and the command). For
-    each n a dict: seconds (the best of `repeat` decodes), buffer_bytes (of
-    the chart), peak_bytes (the most memory allocated during the first
-    decode, by tracemalloc, which sees numpy's allocations: the chart's
-    buffers, grown from nothing, and the outputs), table_bytes (the caller's
-    score tables, not counted in peak_bytes). features: "hybrid" or "two"."""
-    import tracemalloc
-
-    if features not in ("hybrid", "two"):
-        raise ValueError(f"features must be 'hybrid' or 'two', not {features!r}")
-    rng = numpy.random.default_rng(seed)
-    rows = []
-    for n in lengths:
-        N = n + 2
-        chart = Chart(k)
-        T = chart.n_transitions
-        sh = rng.standard_normal((N, N), dtype=numpy.float32)
-        red = rng.standard_normal((T, N, N, N) if features == "hybrid" else (T, N, N),
-                                  dtype=numpy.float32)
-        tracemalloc.start()
-        try:
-            chart.decode(sh, red)
-            peak = tracemalloc.get_traced_memory()[1]
-        finally:
-            tracemalloc.stop()
-        best = None
-        for _ in range(max(1, repeat)):
-            start = time.perf_counter()
-            chart.decode(sh, red)
-            elapsed = time.perf_counter() - start
-            best = elapsed if best is None else min(best, elapsed)
-        rows.append({"n": n, "seconds": best, "buffer_bytes": chart.buffer_bytes,
-                     "peak_bytes": peak, "table_bytes": sh.nbytes + red.nbytes})
-    return rows

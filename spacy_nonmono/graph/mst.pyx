@@ -57,7 +57,8 @@ each root word instead would be n searches, O(n^3).
 Arithmetic: the scores are read as float32 and searched in float64 (the
 reweighted values are differences of sums of scores).
 
-`spacy-nonmono length-cost` measures the time per length in a pipeline.
+`python -m benchmarks length-cost` (the lab, in the repository) measures the
+time per length in a pipeline.
 """
 import threading
 

@@ -207,9 +207,6 @@ class NonMonoParser(TrainablePipe):
         # Running totals over predict() calls: transitions per word tells how
         # much decoding work a trained model does (see the `speed` command).
         self.parse_counts = {"words": 0, "transitions": 0}
-        # Analysis hook: if set, update() calls it as (batch, active, moves)
-        # before every step's moves are applied (see `oracle-bounds`).
-        self.step_observer: Optional[Callable] = None
         self._set_labels([])
 
     # -- labels and the transition system ---------------------------------
@@ -335,7 +332,6 @@ class NonMonoParser(TrainablePipe):
             golds=[GoldTree(heads, labels) for _, _, _, heads, labels in golds],
             follow_oracle_prob=self.follow_oracle_prob,
             rng=self._rng,
-            step_observer=self.step_observer,
         )
         if sgd not in (None, False):
             self.finish_update(sgd)

@@ -268,33 +268,26 @@ cdef class ArcStandard(TransitionSystem):
 
     # -- from Python ----------------------------------------------------------------
 
-    def step_scores(self, ParseState state, algorithm="auto"):
+    def step_scores(self, ParseState state, algorithm="auto", int repeats=1):
         """{"S": sigma, "L": sigma, "R": sigma}: the most gold arcs reachable
         after each step, less those already built (None: invalid, or no
         computation after it obeys the strategy). `algorithm`: "cubic",
         "quadratic" or "linear" (the last two need a projective gold tree),
-        or "auto"."""
+        or "auto". `repeats`: how many times the scores are computed, in a
+        loop in C without the GIL or Python in between (so that a caller can
+        time one computation: benchmarks/optimal_step.py)."""
         state._require_gold()
         if algorithm not in ALGORITHMS:
             raise ValueError(f"Unknown algorithm {algorithm!r}: expected one of "
                              f"{', '.join(repr(a) for a in ALGORITHMS)}.")
         if algorithm in ("quadratic", "linear") and not gold_is_projective(state.gold):
             raise ValueError(f"The {algorithm} optimal-step algorithm needs a projective gold tree.")
-        cdef int[AS_KINDS] sigma
-        self.step_scores_c(state.c, state.gold, ALGORITHMS[algorithm], sigma, state.scratch)
-        return {name: (sigma[k] if sigma[k] >= 0 else None)
-                for k, (name, _) in enumerate(type(self).kinds)}
-
-    def time_step_scores(self, ParseState state, algorithm="auto", int repeats=1):
-        """Seconds per `step_scores` computation (the three steps' sigma) by
-        `algorithm` on this configuration, the mean of `repeats` runs
-        without Python in between (for timing reports)."""
-        import time
-        self.step_scores(state, algorithm)      # checks the arguments
+        if repeats < 1:
+            raise ValueError(f"repeats must be at least 1, got {repeats}.")
         cdef int[AS_KINDS] sigma
         cdef int r, code = ALGORITHMS[algorithm]
-        start = time.perf_counter()
         with nogil:
             for r in range(repeats):
                 self.step_scores_c(state.c, state.gold, code, sigma, state.scratch)
-        return (time.perf_counter() - start) / max(1, repeats)
+        return {name: (sigma[k] if sigma[k] >= 0 else None)
+                for k, (name, _) in enumerate(type(self).kinds)}

@@ -120,7 +120,7 @@ several roots, on about 10^5 configurations, and changed no result):
   parent, and edges b -> 0 are impossible), and node 0 as a_0 is an
   ordinary stack node otherwise.
 
-Times per call by algorithm and length: `spacy-nonmono optimal-step-timing`
+Times per call by algorithm and length: `python -m benchmarks optimal-step-timing`
 (docs/results/arc_standard/).
 """
 from cymem.cymem cimport Pool

@@ -8,8 +8,8 @@ default) is the reference of the speed ratio.
 """
 from pathlib import Path
 
-from . import workflow
-from .common import RawHelpFormatter
+from benchmarks import workflow
+from spacy_nonmono.cli.common import RawHelpFormatter
 
 
 def add_parser(commands) -> None:

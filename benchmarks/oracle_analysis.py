@@ -3,17 +3,71 @@
 training visits (section 5, Table 1), and what the parser's non-monotonic arc
 moves do (section 6.3).
 
-Both drive the pipeline's own `update`, through its `step_observer` hook, so
-the states analysed are exactly those training (or greedy parsing) reaches.
+Both drive the pipeline's own `update`, with its greedy decoder swapped for
+one that shows each training step to an observer (`observing`), so the
+states analysed are exactly those training (or greedy parsing) reaches.
 `arc_move_effects` thereby also computes gradients it throws away (no
 optimizer step): wasted time in an offline analysis, in exchange for not
 keeping a second copy of the step loop.
 """
 import time
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Callable, Dict, Iterable, Optional
 
+from spacy_nonmono.decoders.greedy import GreedyDecoder
+
 BOUNDS = ("lower", "exact", "pc_upper", "upper")
+# observer(batch, active, moves): called at every training step before the
+# moves (one per active state of the StateBatch) are applied.
+Observer = Callable[[object, object, object], None]
+
+
+class ObservedBatch:
+    """A training StateBatch whose `apply` first shows the step to the
+    observer (the batch itself, the active states and their moves)."""
+
+    def __init__(self, batch, observer: Observer):
+        self.batch = batch
+        self.observer = observer
+
+    def __getattr__(self, name):
+        return getattr(self.batch, name)
+
+    def apply(self, active, moves, scores):
+        self.observer(self.batch, active, moves)
+        self.batch.apply(active, moves, scores)
+
+
+class ObservedGreedyDecoder(GreedyDecoder):
+    """The greedy decoder whose training steps call an observer before their
+    moves are applied; otherwise the same update (and predict)."""
+
+    def __init__(self, observer: Observer):
+        super().__init__()
+        self.observer = observer
+
+    def train_batch(self, system, lengths, offsets, root_row, golds):
+        batch = GreedyDecoder.train_batch(self, system, lengths, offsets, root_row, golds)
+        return ObservedBatch(batch, self.observer)
+
+
+@contextmanager
+def observing(parser, observer: Observer):
+    """Inside the block, the nonmono_parser trains with the greedy decoder
+    and shows every training step to `observer`; its own decoder is put back
+    after. A beam decoder's model is the greedy decoder's (the analyses then
+    follow the parser's greedy steps); a global decoder has no steps (a
+    ValueError)."""
+    decoder = parser.decoder
+    if decoder.model_kind != GreedyDecoder.model_kind:
+        raise ValueError(f"decoding = {decoder.name!r} takes no transition steps to observe; "
+                         "the analyses need a transition-based nonmono_parser.")
+    parser.decoder = ObservedGreedyDecoder(observer)
+    try:
+        yield parser
+    finally:
+        parser.decoder = decoder
 
 
 class _Enough(Exception):
@@ -125,14 +179,12 @@ def bound_tightness(config_path: Path, overrides: Dict[str, object], n_transitio
             if tally.configs >= n_transitions:
                 raise _Enough()
 
-    parser.step_observer = observe
     try:
-        for _ in updates:
-            pass
+        with observing(parser, observe):
+            for _ in updates:
+                pass
     except _Enough:
         pass
-    finally:
-        parser.step_observer = None
     result = tally.summary()
     result["seconds"] = time.time() - started
     result["loss"] = system.loss_name
@@ -150,12 +202,11 @@ def training_time(config_path: Path, overrides: Dict[str, object], n_steps: int)
         counted["transitions"] += len(active)
 
     next(updates)
-    parser.step_observer = observe
-    started = time.perf_counter()
-    for _ in range(n_steps):
-        next(updates)
-    seconds = time.perf_counter() - started
-    parser.step_observer = None
+    with observing(parser, observe):
+        started = time.perf_counter()
+        for _ in range(n_steps):
+            next(updates)
+        seconds = time.perf_counter() - started
     return {"seconds_per_step": seconds / n_steps, "transitions": counted["transitions"],
             "microseconds_per_transition": 1e6 * seconds / max(1, counted["transitions"])}
 
@@ -197,19 +248,18 @@ def arc_move_effects(nlp, examples: Iterable) -> Dict[str, object]:
 
     follow = parser.cfg["follow_oracle_prob"]
     parser.cfg["follow_oracle_prob"] = 0.0   # the model's own moves only
-    parser.step_observer = observe
     try:
-        batch = []
-        for eg in examples:
-            counts["words"] += len(eg.reference)
-            batch.append(eg)
-            if len(batch) == 64:
-                parser.update(batch, sgd=None, drop=0.0)   # no optimizer: weights stay
-                batch = []
-        if batch:
-            parser.update(batch, sgd=None, drop=0.0)
+        with observing(parser, observe):
+            batch = []
+            for eg in examples:
+                counts["words"] += len(eg.reference)
+                batch.append(eg)
+                if len(batch) == 64:
+                    parser.update(batch, sgd=None, drop=0.0)   # no optimizer: weights stay
+                    batch = []
+            if batch:
+                parser.update(batch, sgd=None, drop=0.0)
     finally:
-        parser.step_observer = None
         parser.cfg["follow_oracle_prob"] = follow
     arcs = max(1, counts["arc_moves"])
     replacing = max(1, counts["replacing"])
@@ -223,7 +273,7 @@ def arc_move_effects(nlp, examples: Iterable) -> Dict[str, object]:
 
 
 def _nonmono_parser(nlp):
-    from ..pipeline.parser import NonMonoParser
+    from spacy_nonmono.pipeline.parser import NonMonoParser
 
     for name, pipe in nlp.pipeline:
         if isinstance(pipe, NonMonoParser):
@@ -238,8 +288,8 @@ def static_oracle_counts(system_name: str, trees: Iterable, oracle: str = "stati
     non-projective sentences, words, transitions, moves of each kind, and the
     swaps ("W" moves) on all and on non-projective sentences. `trees` yields
     (heads, labels)."""
-    from ..registry import get_system
-    from ..graph import is_projective
+    from spacy_nonmono.registry import get_system
+    from spacy_nonmono.graph import is_projective
 
     # Labels do not change the moves: one dummy label, gold labels "any".
     system = get_system(system_name)(labels=["dep"], oracle=oracle, **options)

@@ -15,7 +15,8 @@ import sys
 import time
 from pathlib import Path
 
-from .common import InputError, RawHelpFormatter, check_output_paths, read_gold_files, warn
+from spacy_nonmono.cli.common import (InputError, RawHelpFormatter, check_output_paths,
+                                      read_gold_files, warn)
 
 PROGRESS_EVERY = 1000
 TIMING_PROGRESS_EVERY = 50
@@ -55,7 +56,7 @@ malformed CoNLL-U and heads that are not a single-rooted tree are an error
 TIMING_DOC = """\
 Figure 9 of the paper on a sample of gold trees: the time one computation of
 the optimal-step scores takes (sigma for Shift, Left-Arc and Right-Arc: one
-call of the algorithm per valid step, `ArcStandard.time_step_scores`),
+call of the algorithm per valid step, `ArcStandard.step_scores`),
 against k + m, the words on the stack (node 0 not counted) plus the words
 left in the input.
 
@@ -84,20 +85,18 @@ not know, is left out with a note. At every configuration the scores of the
 algorithms on the projectivized tree are compared; a difference is a warning
 and is counted in the JSON.
 
-How time is measured: `ArcStandard.time_step_scores(state, algorithm, R)`
-computes the scores once from Python (its argument check), then R times in a
-loop in C, without the GIL or Python in between. With --clock cpu (the
-default), the time of one computation is the CPU time of this thread
-(`time.thread_time`, i.e. CLOCK_THREAD_CPUTIME_ID, 1 ns resolution) spent in
-that call divided by R + 1: time the scheduler gives to other processes does
-not count, so the numbers hold on a busy machine (the call's own Python
-overhead, a few microseconds, is spread over computations that fill at least
-about 1 ms with the automatic R). With --clock wall it is the wall time the
-call measures around its loop (`time.perf_counter`) divided by R, which
-other processes inflate. R is --repeats, or, with --repeats 0, the number of
-computations that fill about 1 ms (estimated from the wall time of one
-computation on that configuration), so that microsecond-scale computations
-are measured well above the clocks' resolution and the per-call overhead.
+How time is measured: `ArcStandard.step_scores(state, algorithm, R)` checks
+its arguments from Python, then computes the scores R times in a loop in C,
+without the GIL or Python in between; the time of one computation is the
+time of that call divided by R. With --clock cpu (the default) it is the CPU
+time of this thread (`time.thread_time`, i.e. CLOCK_THREAD_CPUTIME_ID, 1 ns
+resolution): time the scheduler gives to other processes does not count, so
+the numbers hold on a busy machine. With --clock wall it is the wall time
+(`time.perf_counter`), which other processes inflate. R is --repeats, or,
+with --repeats 0, the number of computations that fill about 1 ms (estimated
+from the wall time of one computation on that configuration), so that
+microsecond-scale computations are measured well above the clocks'
+resolution and the call's own Python overhead (a few microseconds).
 The best of --runs such measurements is the configuration's time. The table
 gives, per bucket of k + m, the number of configurations and the mean over
 them of milliseconds per computation. Times depend on the machine: compare
@@ -196,7 +195,7 @@ def deprojectivized_heads(vocab, heads, labels):
 
 def optimal_tree_problem(heads, proj_heads, kept, pseudo_kept):
     """Why an optimal projectivization fails its checks, or None."""
-    from ..graph import is_projective
+    from spacy_nonmono.graph import is_projective
 
     n = len(heads)
     if len(proj_heads) != n:
@@ -217,10 +216,10 @@ def optimal_tree_problem(heads, proj_heads, kept, pseudo_kept):
 def measure_projectivization(path: Path, sentences, invalid: int, max_length: int) -> dict:
     from spacy.vocab import Vocab
 
-    from ..evaluation.conllu_eval import gold_tree
-    from ..graph import is_projective
-    from ..graph.tabular import optimal_projectivization
-    from ..pipeline.sentences import pseudo_projectivize
+    from spacy_nonmono.evaluation.conllu_eval import gold_tree
+    from spacy_nonmono.graph import is_projective
+    from spacy_nonmono.graph.tabular import optimal_projectivization
+    from spacy_nonmono.pipeline.sentences import pseudo_projectivize
 
     vocab = Vocab()
     n_sentences = n_words = n_nonprojective = long_sentences = long_words = 0
@@ -334,7 +333,6 @@ def unavailable_reason(system, algorithm: str):
     state = system.new_state([2, 0, 2])
     try:
         system.step_scores(state, algorithm)
-        system.time_step_scores(state, algorithm, 1)
     except NotImplementedError as e:
         return f"NotImplementedError: {e}" if str(e) else "NotImplementedError"
     except AttributeError as e:
@@ -362,8 +360,8 @@ def check_timing_options(args) -> None:
 
 
 def run_timing(args) -> int:
-    from ..evaluation.conllu_eval import gold_tree
-    from ..systems import get_system
+    from spacy_nonmono.evaluation.conllu_eval import gold_tree
+    from spacy_nonmono.systems import get_system
 
     check_timing_options(args)
     requested = parse_algorithms(args.algorithms)
@@ -418,7 +416,7 @@ class TimingWalk:
         self.algorithms = list(algorithms)
         self.repeats = args.repeats
         self.runs = args.runs
-        self.measure = self.cpu_seconds if args.clock == "cpu" else self.wall_seconds
+        self.clock = time.thread_time if args.clock == "cpu" else time.perf_counter
         self.random_moves = args.random_moves
         self.rng = rng
         self.configurations = 0
@@ -436,8 +434,8 @@ class TimingWalk:
         return names
 
     def sentence(self, heads) -> None:
-        from ..graph import is_projective
-        from ..graph.tabular import optimal_projectivization
+        from spacy_nonmono.graph import is_projective
+        from spacy_nonmono.graph.tabular import optimal_projectivization
 
         projective = is_projective(heads)
         proj_heads = list(heads) if projective else optimal_projectivization(heads)[0]
@@ -476,23 +474,20 @@ class TimingWalk:
             repeats = self.repeats
             if not repeats:
                 # The loop's own wall time: never below the computation's.
-                once = max(self.system.time_step_scores(state, algorithm, 1), 1e-7)
+                once = max(self.seconds(state, algorithm, 1, time.perf_counter), 1e-7)
                 repeats = int(min(MAX_AUTO_REPEATS, max(1, math.ceil(TARGET_SECONDS / once))))
-            return max(0.0, min(self.measure(state, algorithm, repeats)
+            return max(0.0, min(self.seconds(state, algorithm, repeats, self.clock)
                                 for _ in range(self.runs)))
         except NotImplementedError as e:
             self.drop(name, f"NotImplementedError: {e}" if str(e) else "NotImplementedError")
             return None
 
-    def wall_seconds(self, state, algorithm: str, repeats: int) -> float:
-        return self.system.time_step_scores(state, algorithm, repeats)
-
-    def cpu_seconds(self, state, algorithm: str, repeats: int) -> float:
-        # The call computes the scores repeats + 1 times: once more to check
-        # its arguments.
-        start = time.thread_time()
-        self.system.time_step_scores(state, algorithm, repeats)
-        return (time.thread_time() - start) / (repeats + 1)
+    def seconds(self, state, algorithm: str, repeats: int, clock) -> float:
+        """Seconds per computation by `clock` over one call that computes the
+        scores `repeats` times in C (`step_scores`)."""
+        start = clock()
+        self.system.step_scores(state, algorithm, repeats)
+        return (clock() - start) / repeats
 
     def drop(self, name: str, reason: str) -> None:
         warn(f"{COLUMN_NAMES[name]}: {reason}; left out")

@@ -9,7 +9,7 @@ and annotations). The top functions by cumulative time follow.
 """
 from pathlib import Path
 
-from .common import HelpFormatter, load_parser_pipeline
+from spacy_nonmono.cli.common import HelpFormatter, load_parser_pipeline
 
 # (bucket, file suffix, function) of the cumulative times the summary reads.
 NONMONO = {
@@ -44,8 +44,8 @@ def run(args) -> int:
     import cProfile
     import pstats
 
-    from ..evaluation import read_conllu
-    from ..evaluation.conllu_eval import sentence_doc
+    from spacy_nonmono.evaluation import read_conllu
+    from spacy_nonmono.evaluation.conllu_eval import sentence_doc
 
     sentences = read_conllu(args.gold)
     nlp = load_parser_pipeline(args.pipeline)

@@ -4,9 +4,9 @@ oracles of any systems do on gold trees (transitions per word, swaps per sentenc
 import json
 from pathlib import Path
 
-from ..configs import config_path
-from .common import (HelpFormatter, InputError, check_output_paths, check_spacy_corpus,
-                     load_parser_pipeline)
+from spacy_nonmono.cli.common import (HelpFormatter, InputError, check_output_paths,
+                                      check_spacy_corpus, load_parser_pipeline)
+from spacy_nonmono.configs import config_path
 
 # The paper's Table 1 averages (relative difference of each bound to the loss).
 PAPER_RELATIVE_DIFFERENCE = {"lower": 0.00355, "pc_upper": 0.00176, "upper": 0.01513}
@@ -124,7 +124,7 @@ def _write_json(path, data) -> None:
 
 
 def run_timing(args) -> int:
-    from ..evaluation.oracle_analysis import training_time
+    from benchmarks.oracle_analysis import training_time
 
     losses = [name.strip() for name in args.losses.split(",") if name.strip()]
     if not losses or not set(losses) <= set(LOSSES):
@@ -164,7 +164,7 @@ def arc_moves_table(results) -> str:
 
 
 def run_bounds(args) -> int:
-    from ..evaluation.oracle_analysis import bound_tightness
+    from benchmarks.oracle_analysis import bound_tightness
 
     check_training_inputs(args)
     overrides = training_overrides(args.train, args.loss, args.seed)
@@ -196,7 +196,7 @@ def check_arc_moves_pipeline(nlp, name) -> None:
     """arc-moves measures arc replacements: a pipeline without a
     non-monotonic nonmono_parser has none to report, which is an InputError
     rather than a table of zeros."""
-    from ..pipeline.parser import NonMonoParser
+    from spacy_nonmono.pipeline.parser import NonMonoParser
 
     parsers = [pipe for _, pipe in nlp.pipeline if isinstance(pipe, NonMonoParser)]
     if not parsers:
@@ -224,7 +224,7 @@ def arc_move_examples(nlp, corpus: Path):
 
 
 def run_arc_moves(args) -> int:
-    from ..evaluation.oracle_analysis import arc_move_effects
+    from benchmarks.oracle_analysis import arc_move_effects
 
     check_output_paths({"--output": args.output}, inputs=[args.gold])
     check_spacy_corpus(args.gold)
@@ -274,10 +274,10 @@ def gold_files(paths, ud_dir=None, treebanks=None):
 
 
 def run_oracle_moves(args) -> int:
-    from ..evaluation import read_gold
-    from ..evaluation.conllu_eval import gold_tree
-    from ..evaluation.oracle_analysis import static_oracle_counts
-    from ..registry import get_system
+    from spacy_nonmono.evaluation import read_gold
+    from spacy_nonmono.evaluation.conllu_eval import gold_tree
+    from benchmarks.oracle_analysis import static_oracle_counts
+    from spacy_nonmono.registry import get_system
 
     names = [name.strip() for name in args.systems.split(",") if name.strip()]
     for name in names:

@@ -21,7 +21,8 @@ import time
 import tracemalloc
 from pathlib import Path
 
-from .common import HelpFormatter, InputError, check_output_paths, load_parser_pipeline
+from spacy_nonmono.cli.common import (HelpFormatter, InputError, check_output_paths,
+                                      load_parser_pipeline)
 
 
 def add_parser(commands) -> None:
@@ -79,7 +80,7 @@ def peak_memory(nlp, words) -> int:
 
 
 def run(args) -> int:
-    from ..evaluation import read_conllu
+    from spacy_nonmono.evaluation import read_conllu
 
     try:
         lengths = [int(k) for k in args.lengths.split(",") if k.strip()]

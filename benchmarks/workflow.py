@@ -36,8 +36,9 @@ import time
 from pathlib import Path
 from typing import Dict, NamedTuple, Optional, Tuple
 
-from ..configs import CONFIG_DIR
-from .common import InputError, RawHelpFormatter, load_parser_pipeline, parse_batch_sizes
+from spacy_nonmono.cli.common import (InputError, RawHelpFormatter, load_parser_pipeline,
+                                      parse_batch_sizes)
+from spacy_nonmono.configs import CONFIG_DIR
 
 # Variant name -> settings merged onto the component's defaults by
 # "<system>+<variant>" (left to right): system options, except the component
@@ -234,7 +235,7 @@ class Workflow:
         return self.args.force or not output.exists()
 
     def load(self, treebank: str, run: str):
-        from ..evaluation.udpipe import UDPipeParser
+        from spacy_nonmono.evaluation.udpipe import UDPipeParser
 
         path = self.model(treebank, run)
         if not path.exists():
@@ -261,7 +262,7 @@ class Workflow:
                 log(f"Converted {source} -> {target}")
 
     def train(self) -> None:
-        from ..evaluation.udpipe import train_udpipe
+        from benchmarks.udpipe import train_udpipe
 
         for tb in self.treebanks:
             for system, seed, run in self.runs():
@@ -301,8 +302,8 @@ class Workflow:
                     json.dumps({"seconds": round(time.perf_counter() - start, 1)}) + "\n")
 
     def evaluate(self) -> None:
-        from ..evaluation import evaluate_trees, read_gold, write_conllu
-        from ..evaluation.conllu_eval import gold_tree, gold_upos, parse_sentences
+        from spacy_nonmono.evaluation import evaluate_trees, read_gold, write_conllu
+        from spacy_nonmono.evaluation.conllu_eval import gold_tree, gold_upos, parse_sentences
 
         for tb in self.treebanks:
             for system, seed, run in self.runs():
@@ -341,8 +342,8 @@ class Workflow:
                 target.write_text(json.dumps(scores, indent=2))
 
     def speed(self) -> None:
-        from ..evaluation import read_conllu
-        from ..evaluation.speed import SpacyTimer, blas_note, measure_speed_by_batch_size
+        from spacy_nonmono.evaluation import read_conllu
+        from spacy_nonmono.evaluation.speed import SpacyTimer, blas_note, measure_speed_by_batch_size
 
         for tb in self.treebanks:
             target = self.metrics(tb, "speed.json")
@@ -366,7 +367,8 @@ class Workflow:
             target.write_text(json.dumps(speed, indent=2))
 
     def compare(self) -> None:
-        from ..evaluation.compare import comparison_table, sentence_length_table, summary_json, write_plots
+        from benchmarks.compare import (comparison_table, sentence_length_table, summary_json,
+                                        write_plots)
 
         results, static = {}, {}
         for tb in self.treebanks:
@@ -415,9 +417,9 @@ class Workflow:
         systems on the treebank's gold test trees: the reference for how much
         decoding work a trained model does (cached in
         metrics/<treebank>/static_oracle.json)."""
-        from ..evaluation import read_gold
-        from ..evaluation.conllu_eval import gold_tree
-        from ..evaluation.oracle_analysis import static_oracle_transitions_per_word
+        from spacy_nonmono.evaluation import read_gold
+        from spacy_nonmono.evaluation.conllu_eval import gold_tree
+        from benchmarks.oracle_analysis import static_oracle_transitions_per_word
 
         target = self.metrics(treebank, "static_oracle.json")
         cached = json.loads(target.read_text()) if target.exists() and not self.args.force else {}
@@ -434,8 +436,8 @@ class Workflow:
 
     def oracle_bounds(self) -> None:
         """Paper Table 1: bound tightness along covington_nm (upper) training."""
-        from ..evaluation.oracle_analysis import bound_tightness
-        from .oracle import bounds_table, training_overrides
+        from benchmarks.oracle_analysis import bound_tightness
+        from benchmarks.oracle import bounds_table, training_overrides
 
         results = {}
         for tb in self.treebanks:
@@ -453,8 +455,8 @@ class Workflow:
 
     def arc_moves(self) -> None:
         """Paper section 6.3: what the covington_nm parsers' arc moves do on dev."""
-        from ..evaluation.oracle_analysis import arc_move_effects
-        from .oracle import arc_move_examples, arc_moves_table
+        from benchmarks.oracle_analysis import arc_move_effects
+        from benchmarks.oracle import arc_move_examples, arc_moves_table
 
         results = {}
         for tb in self.treebanks:
@@ -501,8 +503,8 @@ def parse_system(name: str) -> SystemSpec:
     its settings onto the component's defaults, left to right; MODEL_VARIANTS
     change the model. The decoder checks the system, oracle and options.
     Anything else is an InputError saying which part is wrong."""
-    from ..pipeline.sentences import resolve_projectivize
-    from ..registry import get_decoder, systems
+    from spacy_nonmono.pipeline.sentences import resolve_projectivize
+    from spacy_nonmono.registry import get_decoder, systems
 
     def wrong(why: str) -> InputError:
         return InputError(f"unknown system name {name!r}: {why}")
@@ -572,7 +574,7 @@ def training_config(name: str, out_dir: Optional[Path] = None) -> Tuple[str, Dic
     `out_dir` (its absolute path returned)."""
     from thinc.api import Config
 
-    from ..models.global_model import BILSTM_CONFIG, DEFAULT_CONFIG
+    from spacy_nonmono.models.global_model import BILSTM_CONFIG, DEFAULT_CONFIG
 
     spec = parse_system(name)
     if "full" in spec.model:
@@ -603,7 +605,7 @@ def training_config(name: str, out_dir: Optional[Path] = None) -> Tuple[str, Dic
 
 def full_pipeline_config(spec: SystemSpec, name: str, out_dir: Optional[Path]) -> Path:
     """Write the full pipeline's config for a +full system to out_dir/<name>.cfg."""
-    from ..configs import config_text, filled_config, spacy_parser_pipeline
+    from spacy_nonmono.configs import config_text, filled_config, spacy_parser_pipeline
 
     if out_dir is None:
         raise InputError(f"{name}: a +full system's config is written to a folder; none given")
@@ -659,7 +661,7 @@ def one_thread_env() -> Dict[str, str]:
     """The environment for a training run on one core: BLAS and OpenMP on
     one thread (two runs side by side would otherwise fight over the cores),
     unless the user set the thread counts."""
-    from ..threads import THREAD_ENV_VARS
+    from spacy_nonmono.threads import THREAD_ENV_VARS
 
     if any(os.environ.get(name) for name in THREAD_ENV_VARS):
         return dict(os.environ)

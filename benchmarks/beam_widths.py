@@ -15,7 +15,8 @@ import time
 from pathlib import Path
 from typing import Tuple
 
-from .common import HelpFormatter, InputError, check_output_paths, load_pipeline
+from spacy_nonmono.cli.common import (HelpFormatter, InputError, check_output_paths,
+                                      load_pipeline)
 
 
 def add_parser(commands) -> None:
@@ -84,8 +85,8 @@ def load_with_width(name: str, component: str, factory: str, width: int):
 
 
 def run(args) -> int:
-    from ..evaluation import evaluate_sentences, read_gold
-    from ..evaluation.speed import count_words
+    from spacy_nonmono.evaluation import evaluate_sentences, read_gold
+    from spacy_nonmono.evaluation.speed import count_words
 
     check_output_paths({"--json": args.json}, inputs=[args.gold])
     widths = parse_widths(args.widths)

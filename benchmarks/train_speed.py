@@ -14,7 +14,7 @@ import random
 import time
 from pathlib import Path
 
-from .common import HelpFormatter, InputError, check_output_paths
+from spacy_nonmono.cli.common import HelpFormatter, InputError, check_output_paths
 
 
 def add_parser(commands) -> None:
@@ -38,8 +38,8 @@ def build(name: str, lang: str, seed: int):
     """A blank pipeline of workflow system `name`, from the shipped configs."""
     from spacy import util
 
-    from ..configs import CONFIG_DIR
-    from .workflow import training_config
+    from spacy_nonmono.configs import CONFIG_DIR
+    from benchmarks.workflow import training_config
 
     config_name, overrides = training_config(name)
     # As `spacy train` reads command-line overrides: JSON, else a string.
@@ -63,7 +63,7 @@ def run(args) -> int:
     from spacy.tokens import DocBin
     from spacy.training import Example
 
-    from .workflow import parse_system
+    from benchmarks.workflow import parse_system
 
     names = [name.strip() for name in args.systems.split(",") if name.strip()]
     if not names:
