@@ -14,6 +14,11 @@ decoders = catalogue.create("spacy_nonmono", "decoders", entry_points=True)
 # callable `() -> graph.structures.Structure`.
 structures = catalogue.create("spacy_nonmono", "structures", entry_points=True)
 
+# What decoders read of a model, by the model's name: {"step": reader} for
+# transition scores, {"parts": reader} for the global decoder's
+# (models/scores.py); a reader is `(model, docs) -> scores`.
+score_readers = catalogue.create("spacy_nonmono", "score_readers", entry_points=True)
+
 
 def _lookup(registry, kind: str, name: str):
     try:

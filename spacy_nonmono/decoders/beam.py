@@ -68,6 +68,17 @@ class BeamDecoder(GreedyDecoder):
     def width(self) -> int:
         return int(self.options["width"])
 
+    def parse_steps(self, batch, scores) -> int:
+        """Beam search driven from Python, every live entry scored at once,
+        for scores that are no single step model's."""
+        transitions = 0
+        while not batch.is_done:
+            sentences, entries = batch.live()
+            batch.advance(sentences, entries, numpy.ascontiguousarray(
+                scores(batch.get_context(sentences, entries)), dtype="f"))
+            transitions += len(sentences)
+        return transitions
+
     def parse_batch(self, system, lengths, offsets, root_row):
         return BeamBatch(system, lengths, offsets, root_row, self.width, self.options["density"])
 

@@ -25,6 +25,7 @@ import numpy
 
 from ..graph.structures import GOLD_WEIGHT, Structure, gold_cost
 from ..models.global_model import ScorerView, batch_rows, size_global_model
+from ..models.scores import part_scores
 from ..registry import get_structure
 from .base import Decoder, Parses, token_layout
 
@@ -125,8 +126,7 @@ class GlobalDecoder(Decoder):
         return model.has_param("W")
 
     def predict(self, model, system, docs, spans) -> Parses:
-        parts = model.predict(docs)
-        view = ScorerView(model, parts)
+        view = part_scores(model, docs)
         heads, labels = [], []
         for rows in self._rows(docs, spans):
             _, _, tree, _ = system.decode(system.tables(view, rows))

@@ -7,7 +7,8 @@ is the softmax log-loss against the zero-cost moves, and the token table's
 gradient flows back once per batch."""
 import numpy
 
-from ..models.step_model import StepUpdate, host_weights
+from ..models.scores import StepScores, step_scores
+from ..models.step_model import StepUpdate
 from .base import Decoder, Parses, chunks, token_layout
 from .state_batch import StateBatch, choose_moves, softmax_log_loss
 
@@ -29,9 +30,10 @@ class GreedyDecoder(Decoder):
         heads, labels, transitions = [], [], 0
         for chunk_docs, chunk_spans, _ in chunks(docs, spans, CHUNK_TOKENS):
             lengths, offsets, root_row = token_layout(chunk_docs, chunk_spans)
-            table = model.predict(chunk_docs)
+            scores = step_scores(model, chunk_docs)
             batch = self.parse_batch(system, lengths, offsets, root_row)
-            transitions += batch.parse(table, host_weights(model.get_ref("step"), table.shape[1]))
+            transitions += batch.parse(*scores.single) if scores.single \
+                else self.parse_steps(batch, scores)
             chunk_heads, chunk_labels = batch.finish()
             heads.extend(chunk_heads)
             labels.extend(chunk_labels)
@@ -43,6 +45,24 @@ class GreedyDecoder(Decoder):
         return StateBatch(system, lengths, offsets, root_row,
                           gold_heads=[g.heads for g in golds],
                           gold_labels=[g.labels for g in golds])
+
+    def parse_steps(self, batch, scores: StepScores) -> int:
+        """Parse a batch step by step from Python, all states at once (the
+        C loop's choices: the best-scoring valid move, ties to the lower
+        id), reading scores that are no single step model's."""
+        transitions = 0
+        active = batch.active()
+        while active.size:
+            step = numpy.ascontiguousarray(scores(batch.get_context(active)), dtype="f")
+            valid = batch.get_valid(active) > 0
+            if not valid.any(axis=1).all():
+                raise RuntimeError(f"Transition system {batch.system.name!r} offered no valid "
+                                   "move in a non-final configuration.")
+            moves = numpy.where(valid, step, -numpy.inf).argmax(axis=1).astype("int32")
+            batch.apply(active, moves, step)
+            transitions += len(active)
+            active = batch.active()
+        return transitions
 
     def update(self, model, system, docs, spans, golds, *, follow_oracle_prob, rng) -> float:
         lengths, offsets, root_row = token_layout(docs, spans)

@@ -67,6 +67,15 @@ cdef class StateBatch:
             self.system.set_context(self.states[active[a]], &view[a, 0])
         return ids
 
+    def get_valid(self, int[::1] active):
+        """Validity of every move, (n_active, n_moves) int32."""
+        valid = numpy.empty((active.shape[0], self.system.n_moves), dtype=numpy.int32)
+        cdef int[:, ::1] v = valid
+        cdef int a
+        for a in range(active.shape[0]):
+            self.system.set_valid(self.states[active[a]], &v[a, 0])
+        return valid
+
     def get_costs(self, int[::1] active):
         """Oracle costs and validity, each (n_active, n_moves)."""
         if not self.has_gold:
