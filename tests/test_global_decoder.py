@@ -159,7 +159,7 @@ def test_settings_global_decoding_does_not_take():
         make_global_nlp("mst", system_options={"loss": "upper"})
     with pytest.raises(ValueError, match="decoding = 'global' reads a 'global_parser_model' "
                        "model, but the model is a 'nonmono_parser_model' \\(the model of "
-                       "decoding = 'beam' or 'greedy'\\)"):
+                       "decoding = 'beam' or 'greedy'"):
         make_nlp(system="mh4", decoding="global")
     with pytest.raises(ValueError, match="Unknown features 'three'"):
         make_global_nlp("mh4", features="three")

@@ -18,11 +18,31 @@ from spacy_nonmono.graph import is_projective
 
 ROOT = Path(__file__).resolve().parents[1]
 PLUGINS = Path(__file__).resolve().parent / "toy_plugins" / "toy_plugins.py"
-sys.path.insert(0, str(PLUGINS.parent))
-import toy_plugins  # noqa: E402  (registers toy_chunked and toy_eisner)
 
 
-def test_toy_structure_equals_brute_force_over_projective_trees():
+@pytest.fixture(scope="module")
+def toy_plugins():
+    """The toy module, imported (which registers toy_chunked and toy_eisner)
+    for this module's tests only: other tests list the registered decoders
+    and structures in their messages."""
+    import importlib
+
+    import catalogue
+
+    sys.path.insert(0, str(PLUGINS.parent))
+    try:
+        module = importlib.import_module("toy_plugins")
+    finally:
+        sys.path.remove(str(PLUGINS.parent))
+    for registry, name, func in (("decoders", "toy_chunked", module.ChunkedGreedyDecoder),
+                                 ("structures", "toy_eisner", module.EisnerStructure)):
+        catalogue._set(("spacy_nonmono", registry, name), func)   # also after a re-import
+    yield module
+    for registry, name in (("decoders", "toy_chunked"), ("structures", "toy_eisner")):
+        catalogue.REGISTRY.pop(("spacy_nonmono", registry, name), None)
+
+
+def test_toy_structure_equals_brute_force_over_projective_trees(toy_plugins):
     rng = numpy.random.default_rng(0)
     structure = toy_plugins.EisnerStructure()
     for _ in range(60):
@@ -46,7 +66,7 @@ def examples():
             for d in sample_docs("train", limit=24)]
 
 
-def test_toy_decoder_trains_parses_and_loads_with_its_setting(examples, tmp_path):
+def test_toy_decoder_trains_parses_and_loads_with_its_setting(toy_plugins, examples, tmp_path):
     nlp = make_nlp(decoding="toy_chunked", decoding_options={"chunk_tokens": 30})
     parser = nlp.get_pipe("nonmono_parser")
     assert parser.decoder.options == {"chunk_tokens": 30}
@@ -61,7 +81,7 @@ def test_toy_decoder_trains_parses_and_loads_with_its_setting(examples, tmp_path
         make_nlp(decoding="toy_chunked", decoding_options={"chunk_tokens": 0})
 
 
-def test_toy_structure_trains_and_parses_projective_trees(examples):
+def test_toy_structure_trains_and_parses_projective_trees(toy_plugins, examples):
     nlp = spacy.blank("en")
     nlp.add_pipe("nonmono_parser", config={"system": "toy_eisner", "decoding": "global",
                                            "model": global_model()})
