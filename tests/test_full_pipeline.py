@@ -56,6 +56,7 @@ NO_DROPOUT = {
     ENCODER + "tok2vec.word_dropout": 0.0,
     ENCODER + "tok2vec.token_dropout": 0.0,
     ENCODER + "tok2vec.chars.dropout": 0.0,
+    "components.nonmono_parser.model.dropout": 0.0,
     "training.dropout": 0.0,
 }
 

@@ -521,8 +521,8 @@ def _parses(name):
     ("mh4+global+bilstm", "+global's and +full's models have their BiLSTM already"),
     ("covington_nm+full+bilstm", "+global's and +full's models have their BiLSTM already"),
     ("covington_nm+biaffine", "+biaffine sets the global model: add +global first"),
-    ("covington_nm+full+mlpdrop", "+mlpdrop sets the global model: add +global first"),
-    ("spacy_parser+full+mlpdrop", "spacy_parser takes no variant but"),
+    ("covington_nm+full+nomlpdrop", "+nomlpdrop sets the global model: add +global first"),
+    ("spacy_parser+full+nomlpdrop", "spacy_parser takes no variant but"),
     ("udpipe+bilstm", "udpipe takes no variant but spacy_parser+bilstm"),
     ("spacy_parser+bilstm+beam", "spacy_parser takes no variant but spacy_parser+bilstm, "
                                  "spacy_parser+full and spacy_parser[+full]+beam"),
