@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 
 from spacy_nonmono.cli.common import (InputError, RawHelpFormatter, check_output_paths,
-                                      read_gold_files, warn)
+                                      gold_treebanks_by_length, read_gold_files, warn)
 
 PROGRESS_EVERY = 1000
 TIMING_PROGRESS_EVERY = 50
@@ -168,10 +168,7 @@ def add_parser(commands) -> None:
 # -- projectivization ------------------------------------------------------------------
 
 def run_projectivization(args) -> int:
-    if args.max_length < 0:
-        raise InputError(f"--max-length must be 0 (no limit) or positive, not {args.max_length}")
-    check_output_paths({"--json": args.json}, inputs=args.gold)
-    treebanks = read_gold_files(args.gold, args.skip_invalid)
+    treebanks = gold_treebanks_by_length(args)
     results = [measure_projectivization(path, sentences, invalid, args.max_length)
                for path, sentences, invalid in treebanks]
     if args.json:

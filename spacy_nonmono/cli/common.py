@@ -144,3 +144,13 @@ def read_gold_files(paths: Iterable[Path], skip_invalid: bool):
         out.append((path, sentences, len(skipped)))
     return out
 
+
+
+def gold_treebanks_by_length(args):
+    """The gold files of a command with --max-length, --json and
+    --skip-invalid (coverage, projectivization): the length checked, the
+    outputs checked, the files read as `read_gold_files` reads them."""
+    if args.max_length < 0:
+        raise InputError(f"--max-length must be 0 (no limit) or positive, not {args.max_length}")
+    check_output_paths({"--json": args.json}, inputs=args.gold)
+    return read_gold_files(args.gold, args.skip_invalid)

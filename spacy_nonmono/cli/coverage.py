@@ -15,7 +15,7 @@ import sys
 import time
 from pathlib import Path
 
-from .common import InputError, RawHelpFormatter, check_output_paths, read_gold_files
+from .common import RawHelpFormatter, gold_treebanks_by_length
 
 DEFAULT_MAX_LENGTH = 200
 PROGRESS_EVERY = 500
@@ -47,10 +47,7 @@ def add_parser(commands) -> None:
 
 
 def run(args) -> int:
-    if args.max_length < 0:
-        raise InputError(f"--max-length must be 0 (no limit) or positive, not {args.max_length}")
-    check_output_paths({"--json": args.json}, inputs=args.gold)
-    treebanks = read_gold_files(args.gold, args.skip_invalid)
+    treebanks = gold_treebanks_by_length(args)
     results = [measure(path, sentences, invalid, args.max_length, args.single_root)
                for path, sentences, invalid in treebanks]
     if args.json:
