@@ -123,3 +123,33 @@ def test_evaluate_output_is_valid_conllu(tmp_path):
     broken = tmp_path / "broken.conllu"
     broken.write_text(output.read_text(encoding="utf8").replace("\troot\t", "\tnsubj\t", 1))
     assert conllu_problems(broken) != []
+
+
+def reference_root_rule(heads, labels):
+    """The root rule in plain Python: the first word attached to 0 is the
+    root (else the first headless word); every other headless or
+    root-attached word hangs from it, label -1."""
+    heads, labels = list(heads), list(labels)
+    zeros = [k for k, h in enumerate(heads) if h == 0]
+    headless = [k for k, h in enumerate(heads) if h == -1]
+    if not heads:
+        return heads, labels
+    root = zeros[0] if zeros else headless[0] if headless else None
+    if root is not None and heads[root] == -1:
+        heads[root] = 0
+    for k in zeros + headless:
+        if k != root:
+            heads[k], labels[k] = root + 1, -1
+    return heads, labels
+
+
+@settings(max_examples=scaled(200))
+@given(st.lists(st.tuples(st.integers(-1, 12), st.integers(-1, 5)), max_size=12))
+def test_root_rule_equals_reference(arcs):
+    from spacy_nonmono.graph import attach_to_single_root
+
+    n = len(arcs)
+    heads = [min(h, n) for h, _ in arcs]
+    labels = [label for _, label in arcs]
+    got_heads, got_labels = attach_to_single_root(heads, labels)
+    assert (list(got_heads), list(got_labels)) == reference_root_rule(heads, labels)

@@ -1,7 +1,9 @@
 """The global decoder (`decoding = "global"`): exact decoding of a whole
 sentence, for any structure of `graph/structures.py` (registered by name:
-`mst`, the `mh3` and `mh4` charts, or one from another package), named in
-the component's `system` setting.
+`mst`, `mh3_chart`, `mh4_chart`, or one from another package). The
+component's `system` names the structure, or a transition system whose
+derivations a structure holds exactly (its `exact_structure`: `mh4` decodes
+`mh4_chart`).
 
 Per batch, the model gives every token's parts once (`GlobalParserModel`);
 per sentence, the structure's score tables are filled from them (batched
@@ -32,8 +34,7 @@ from .base import Decoder, Parses, token_layout
 
 class LabelledStructure:
     """What the global decoder decodes, in the component's `system` slot: a
-    structure of `graph/structures.py` (looked up by the `system` name) and
-    the labels. It reads every structure through the structure interface:
+    structure of `graph/structures.py` and the labels. It reads every structure through the structure interface:
     tables filled from the model's scorers, derivations mapped back to the
     model's rows for the gradient."""
 
@@ -42,9 +43,9 @@ class LabelledStructure:
     n_context = 0
     follow_oracle_prob = 0.0     # no exploration: the loss reads whole derivations
 
-    def __init__(self, structure: Structure, labels: Sequence[str]):
+    def __init__(self, structure: Structure, labels: Sequence[str], name: str = None):
         self.structure = structure
-        self.name = structure.name
+        self.name = name or structure.name
         self.projective = structure.projective
         self.labels = list(labels)
         self.label_ids = {label: i for i, label in enumerate(self.labels)}
@@ -106,18 +107,14 @@ class GlobalDecoder(Decoder):
         return DEFAULT_CONFIG
 
     def build_system(self, name, labels, oracle, options):
-        try:
-            structure = get_structure(name)
-        except ValueError as error:
-            raise ValueError(f"decoding = \"global\" decodes a structure, named in `system`: "
-                             f"{error}") from None
+        structure = find_structure(name)
         if oracle not in (None, "global"):
             raise ValueError(f"decoding = \"global\" trains with its structured loss: oracle "
                              f"must be null, not {oracle!r}.")
         if options:
             raise ValueError(f"System {name!r} decoded globally takes no system_options, "
                              f"got {dict(options)!r}.")
-        return LabelledStructure(structure(), labels)
+        return LabelledStructure(structure(), labels, name)
 
     def size_model(self, model, system) -> None:
         size_global_model(model, system.scorers)
@@ -160,6 +157,28 @@ class GlobalDecoder(Decoder):
         labels = scores.argmax(axis=1).astype("int64")
         labels[heads == 0] = -1
         return labels
+
+
+def find_structure(name: str):
+    """The structure `system = name` decodes globally: the structure of that
+    name, or the `exact_structure` of the transition system of that name."""
+    from ..registry import get_system, systems
+
+    try:
+        return get_structure(name)
+    except ValueError as error:
+        structure_error = error
+    try:
+        exact = get_system(name).exact_structure
+    except ValueError:
+        exact = None
+    if exact is not None:
+        return get_structure(exact)
+    with_charts = sorted(n for n, system in systems.get_all().items()
+                         if getattr(system, "exact_structure", None))
+    raise ValueError(f"decoding = \"global\" decodes a structure, or a transition system with "
+                     f"an exact chart ({', '.join(with_charts)}), named in `system`: "
+                     f"{structure_error}")
 
 
 def sentence_loss(system: LabelledStructure, view: ScorerView, rows: numpy.ndarray,

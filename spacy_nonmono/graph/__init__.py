@@ -1,7 +1,8 @@
 """Tree algorithms on head arrays, apart from models and systems:
-connectivity, paths and cycle counting (Cython, `algorithms`), the gold-tree
-check and projectivity (`trees`), and the structures of exact decoding
-(`structures`, registered here by name)."""
+connectivity, paths, cycle counting and the root rule (Cython,
+`algorithms`), the gold-tree check and projectivity (`trees`), and the
+structures of exact decoding (`structures`, registered here by name)."""
+from .algorithms import attach_to_single_root
 from .trees import check_gold_tree, is_projective
 
 
@@ -10,8 +11,8 @@ def _register_structures():
     from .structures import MSTStructure, mh3_chart, mh4_chart
 
     structures.register("mst", func=MSTStructure)
-    structures.register("mh3", func=mh3_chart)
-    structures.register("mh4", func=mh4_chart)
+    structures.register("mh3_chart", func=mh3_chart)
+    structures.register("mh4_chart", func=mh4_chart)
 
 
 _register_structures()

@@ -69,6 +69,43 @@ cdef int count_cycles_single_head(const int* heads, int n_nodes, int* mark) noex
     return n_cycles
 
 
+cdef int single_root(int* heads, int* labels, int n_nodes) noexcept nogil:
+    """The root rule, the same for every system and decoder: make the arcs
+    over nodes 1..n_nodes-1 a single-rooted forest under node 0. The first
+    word attached to node 0 is the root (if none is, the first headless word
+    becomes it); every other headless or root-attached word is attached to
+    it with label -1 (written "dep"). Returns the root (-1 for no words)."""
+    cdef int k, root = -1
+    for k in range(1, n_nodes):
+        if heads[k] == 0:
+            root = k
+            break
+    if root == -1:
+        for k in range(1, n_nodes):
+            if heads[k] == -1:
+                root = k
+                heads[k] = 0
+                break
+    for k in range(1, n_nodes):
+        if k != root and (heads[k] == -1 or heads[k] == 0):
+            heads[k] = root
+            labels[k] = -1
+    return root
+
+
+def attach_to_single_root(heads, labels):
+    """The root rule (`single_root`) on 1-based heads of words 1..n (0 = the
+    root, -1 = none) and their label ids: new int32 arrays (heads, labels)."""
+    cdef int n = len(heads)
+    if len(labels) != n:
+        raise ValueError(f"{n} heads but {len(labels)} labels.")
+    cdef int[::1] h = numpy.concatenate([[-1], numpy.asarray(heads)]).astype("int32")
+    cdef int[::1] l = numpy.concatenate([[-1], numpy.asarray(labels)]).astype("int32")
+    if n:
+        single_root(&h[0], &l[0], n + 1)
+    return numpy.asarray(h[1:]), numpy.asarray(l[1:])
+
+
 def count_cycles(heads):
     """Python entry point for count_cycles_single_head (used by tools/tests)."""
     arr = numpy.ascontiguousarray(heads, dtype=numpy.int32)

@@ -8,10 +8,11 @@ A structure is registered by name in `spacy_nonmono.registry.structures`
 
 - `mst`: edge-factored maximum spanning tree with exactly one root (Chu-Liu/
   Edmonds with Tarjan's merging, `graph/mst.pyx`); one table "arc".
-- `mh3`, `mh4`: the charts of the MH3 / MH4 deduction systems
-  (Gómez-Rodríguez, Shi & Lee 2018; `graph/charts.pyx`), which decode the
-  derivations of the transition systems of the same names (so they share
-  the names); tables "shift" and "reduce" (2 / 6 transitions).
+- `mh3_chart`, `mh4_chart`: the charts of the MH3 / MH4 deduction systems
+  (Gómez-Rodríguez, Shi & Lee 2018; `graph/charts.pyx`), which tabulate the
+  derivations of the transition systems `mh3` and `mh4` (those systems
+  name them as their `exact_structure`); tables "shift" and "reduce" (2 / 6
+  transitions).
 
 Positions are 0..n+1: 0 the root node, 1..n the words, n+1 the end of the
 buffer (the charts' sentinel; MST ignores it). A table holds its scores
@@ -91,7 +92,7 @@ class ChartStructure(Structure):
         if k not in (3, 4):
             raise ValueError(f"An MH_k chart has k = 3 or 4, not {k!r}.")
         self.k = k
-        self.name = f"mh{k}"
+        self.name = f"mh{k}_chart"
         self.projective = k == 3
         self.tables = {"shift": 1, "reduce": 2 if k == 3 else 6}
         self.arities = {"shift": (2,), "reduce": (2, 3)}

@@ -17,7 +17,7 @@ from spacy.pipeline._parser_internals import nonproj
 from spacy.tokens import Doc
 from spacy.training import Example
 
-from ..graph import check_gold_tree, is_projective
+from ..graph import attach_to_single_root, check_gold_tree, is_projective
 from ..graph.tabular import optimal_projectivization
 
 # Label written for words attached by a repair rule (a window's root, a
@@ -164,27 +164,30 @@ def doc_parses(docs: Sequence[Doc], doc_windows: Sequence[Tuple[int, Window]],
                label_names: Sequence[str]) -> List[Tuple[numpy.ndarray, List[str]]]:
     """Per doc, (heads, labels): the absolute index of each token's head
     (itself for a root) and label strings, from the decoder's trees over the
-    windows. The root rule, the same for every decoder: a sentence's root is
-    the first word its first window attached to node 0, labelled ROOT; every
-    other word attached to node 0 (a later window's root, a second root) is
-    attached to it with the label "dep". No other word is labelled ROOT: a
-    label ROOT on an arc (only in pipelines trained before this rule) is
-    written "dep"."""
+    windows. A sentence's windows are joined and the tree layer's root rule
+    (`graph.attach_to_single_root`, the one every system's parse ends with)
+    makes it one tree: the first word attached to node 0 is the root,
+    labelled ROOT; every other word attached to node 0 (a later window's
+    root) is attached to it with the label "dep". No other word is labelled
+    ROOT: a label ROOT on an arc (only in pipelines trained before this rule)
+    is written "dep"."""
     results = [(numpy.arange(len(doc), dtype="int64"), [ROOT_LABEL] * len(doc)) for doc in docs]
     names = [REPAIR_LABEL if label == ROOT_LABEL else label for label in label_names]
-    sentence_root = {}
+    # Per sentence, its windows' arcs in sentence positions (1-based, 0 = root).
+    sentences: Dict[Tuple[int, int], Tuple[List[int], List[int]]] = {}
     for (d, (sent_start, start, end)), h, l in zip(doc_windows, heads, labels):
+        sent_heads, sent_labels = sentences.setdefault((d, sent_start), ([], []))
+        offset = start - sent_start
+        sent_heads.extend(int(x) + offset if x > 0 else int(x) for x in h[:end - start])
+        sent_labels.extend(int(x) for x in l[:end - start])
+    for (d, sent_start), (sent_heads, sent_labels) in sentences.items():
         doc_heads, doc_labels = results[d]
-        for k in range(end - start):
-            token = start + k
-            if h[k] != 0:
-                doc_heads[token] = start + h[k] - 1
-                doc_labels[token] = names[l[k]] if l[k] >= 0 else REPAIR_LABEL
-            elif (d, sent_start) not in sentence_root:
-                sentence_root[(d, sent_start)] = token
-                doc_heads[token] = token
-                doc_labels[token] = ROOT_LABEL
+        tree, tree_labels = attach_to_single_root(sent_heads, sent_labels)
+        for k, (h, l) in enumerate(zip(tree, tree_labels)):
+            token = sent_start + k
+            if h == 0:
+                doc_heads[token], doc_labels[token] = token, ROOT_LABEL
             else:
-                doc_heads[token] = sentence_root[(d, sent_start)]
-                doc_labels[token] = REPAIR_LABEL
+                doc_heads[token] = sent_start + h - 1
+                doc_labels[token] = names[l] if l >= 0 else REPAIR_LABEL
     return results

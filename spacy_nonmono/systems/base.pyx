@@ -10,6 +10,7 @@ the cdef methods below. See the README's "Adding a transition system".
 from libc.string cimport memcpy
 from cymem.cymem cimport Pool
 import numpy
+from ..graph.algorithms cimport single_root
 from ..graph.trees import check_gold_tree
 
 # Python view of the cost of invalid moves.
@@ -131,6 +132,10 @@ cdef class TransitionSystem:
     option_specs = {}
     context_names = ()
     projective = False
+    # The structure of global decoding (graph/structures.py) whose chart
+    # holds all of this system's derivations, if one does: `decoding =
+    # "global"` with this system decodes it.
+    exact_structure = None
     # Whether the oracle flips coins (then `reseed_oracle` seeds them).
     random_oracle = False
     # Dynamic-oracle training: the probability of advancing a state by the
@@ -384,25 +389,9 @@ cdef class TransitionSystem:
         pass
 
     cdef void finish(self, StateC* s) noexcept nogil:
-        """Make the arcs a single-rooted tree, the one rule of every system:
-        the first word attached to node 0 is the root (if none is, the first
-        headless word), and every other headless or root-attached word is
-        attached to it with label -1 (written "dep")."""
-        cdef int k, root = -1
-        for k in range(1, s.n + 1):
-            if s.heads[k] == 0:
-                root = k
-                break
-        if root == -1:
-            for k in range(1, s.n + 1):
-                if s.heads[k] == -1:
-                    root = k
-                    s.heads[k] = 0
-                    break
-        for k in range(1, s.n + 1):
-            if k != root and (s.heads[k] == -1 or s.heads[k] == 0):
-                s.heads[k] = root
-                s.labels[k] = -1
+        """Make the arcs a single-rooted tree by the tree layer's root rule
+        (graph/algorithms.pyx `single_root`), the one rule of every system."""
+        single_root(s.heads, s.labels, s.n + 1)
 
     cdef int move_of(self, int kind, int label) noexcept nogil:
         """The move id of (kind, label); label is ignored for an unlabelled

@@ -190,6 +190,7 @@ cdef class ArcHybrid(TransitionSystem):
     oracles = ("dynamic", "static")
     context_names = CONTEXT_NAMES
     projective = True
+    exact_structure = "mh3_chart"
     _four_heads = False
 
     def __init__(self, labels=(), oracle=None, **options):
@@ -415,4 +416,5 @@ cdef class MH4(ArcHybrid):
              ("LA2", True), ("RA2", True))
     oracles = ("static", "dynamic")
     projective = False
+    exact_structure = "mh4_chart"
     _four_heads = True
