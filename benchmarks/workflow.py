@@ -18,8 +18,10 @@ out: the default) and variants (VARIANTS) merged onto the component's
 defaults, left to right. The plain system name trains the component's
 defaults: covington_nm is the default component, covington_nm+replace_none+none
 its full scan, covington-static the static oracle, swap_stay_eager-nonstatic
-the paper's oracle. docs/results/README.md lists the results and translates
-the names of earlier notes.
+the paper's oracle. "A&B&..." is the ensemble of the runs A, B, ... of the
+same seed (`nonmono_ensemble`), which the train step builds from their
+models. docs/results/README.md lists the results and translates the names of
+earlier notes.
 
 A treebank is a folder of --ud-dir holding *-train/dev/test.conllu. Steps skip
 work whose output exists (use --force to redo it). The scores of earlier runs
@@ -34,7 +36,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Dict, NamedTuple, Optional, Tuple
+from typing import Dict, NamedTuple, Optional, Sequence, Tuple
 
 from spacy_nonmono.cli.common import (InputError, RawHelpFormatter, load_parser_pipeline,
                                       parse_batch_sizes)
@@ -127,6 +129,9 @@ MODEL_VARIANTS = ("bilstm", "two", "full", "biaffine") + tuple(FULL_VARIANTS)
 GLOBAL_MODEL_VARIANTS = ("nomlpdrop",)   # FULL_VARIANTS of the global model
 SPACY_PARSER = "spacy_parser"
 UDPIPE = "udpipe"
+# "A&B&...": the ensemble (`nonmono_ensemble`) of the trained runs A, B, ...
+# of the same seed, built by the train step from their models.
+ENSEMBLE = "&"
 SPLITS = ("train", "dev", "test")
 STEPS = ("convert", "train", "evaluate", "speed", "compare", "all", "oracle-bounds", "arc-moves")
 PIPELINE_STEPS = ("convert", "train", "evaluate", "speed", "compare")   # what "all" runs
@@ -275,6 +280,10 @@ class Workflow:
                     log(f"[{tb}] {run}: scored already ({scores}); not trained (--skip-scored)")
                     continue
                 log(f"\n=== [{tb}] training {system}, seed {seed}")
+                members = parse_system(system).members
+                if members:
+                    self.build_ensemble(tb, members, seed, model)
+                    continue
                 if system == UDPIPE:
                     train_udpipe(self.conllu(tb, "train"), self.conllu(tb, "dev"),
                                  model.parent, iterations=self.args.udpipe_iterations)
@@ -300,6 +309,20 @@ class Workflow:
                 # `evaluate`; only comparable between runs trained side by side).
                 (model.parent / "train_seconds.json").write_text(
                     json.dumps({"seconds": round(time.perf_counter() - start, 1)}) + "\n")
+
+    def build_ensemble(self, treebank: str, members: Sequence[str], seed: int,
+                       model: Path) -> None:
+        """Save the ensemble of the members' trained runs of this seed as `model`."""
+        from spacy_nonmono.pipeline.ensemble import build_ensemble
+
+        paths = [self.model(treebank, run_name(member, seed)) for member in members]
+        missing = [str(path) for path in paths if not path.exists()]
+        if missing:
+            raise InputError(f"the ensemble's members are not trained: {', '.join(missing)}; "
+                             "train them first (with the same seeds)")
+        model.parent.mkdir(parents=True, exist_ok=True)
+        build_ensemble([str(path) for path in paths]).to_disk(model)
+        log(f"[{treebank}] saved the ensemble of {', '.join(map(str, paths))} to {model}")
 
     def evaluate(self) -> None:
         from spacy_nonmono.evaluation import evaluate_trees, read_gold, write_conllu
@@ -492,6 +515,7 @@ class SystemSpec(NamedTuple):
     options: Dict[str, object] = {}      # system options over the system's defaults
     settings: Dict[str, object] = {}     # component settings (COMPONENT_SETTINGS)
     model: Tuple[str, ...] = ()          # MODEL_VARIANTS, in order
+    members: Tuple[str, ...] = ()        # an ensemble's member systems
 
 
 def parse_system(name: str) -> SystemSpec:
@@ -508,6 +532,18 @@ def parse_system(name: str) -> SystemSpec:
 
     def wrong(why: str) -> InputError:
         return InputError(f"unknown system name {name!r}: {why}")
+
+    if ENSEMBLE in name:
+        members = tuple(name.split(ENSEMBLE))
+        for member in members:
+            if not member or member == UDPIPE:
+                raise wrong(f"an ensemble {ENSEMBLE.join(['A', 'B'])} joins trained "
+                            "pipelines, not " + (repr(member) if member else "an empty name"))
+            try:
+                parse_system(member)
+            except InputError as error:
+                raise wrong(str(error)) from None
+        return SystemSpec(None, members=members)
 
     head, *variants = name.split("+")
     if head in (SPACY_PARSER, UDPIPE):

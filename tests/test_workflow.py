@@ -240,6 +240,24 @@ def test_workflow_evaluate_and_compare(tiny_pipeline, tmp_path):
     assert row.endswith(f"| {per_word:.2f} ± 0.00 | {per_word / static:.2f}x ± 0.00x | 2 ± 1 |")
 
 
+def test_workflow_builds_and_evaluates_an_ensemble(tiny_pipeline, tmp_path):
+    """"A&B" is the ensemble of the runs A and B: train builds it from their
+    models (and says which are missing), evaluate scores it."""
+    root = tmp_path / "bench"
+    saved_global = ROOT / "tests" / "data" / "saved_pipelines" / "global"
+    args = ["--root", root, "--systems", "covington&mh4+global"]
+    result = lab("workflow", "train", *args, cwd=ROOT, check=False)
+    assert result.returncode == 2 and "the ensemble's members are not trained" in result.stderr
+    shutil.copytree(tiny_pipeline, root / "training" / "sample" / "covington" / "model-best")
+    shutil.copytree(saved_global, root / "training" / "sample" / "mh4+global" / "model-best")
+    lab("workflow", "train", *args, cwd=ROOT)
+    model = root / "training" / "sample" / "covington&mh4+global" / "model-best"
+    assert spacy.load(model).pipe_names == ["nonmono_ensemble"]
+    lab("workflow", "evaluate", *args, cwd=ROOT)
+    scores = json.loads((root / "metrics" / "sample" / "covington&mh4+global.json").read_text())
+    assert 0 < scores["test"]["uas"] <= 100
+
+
 def test_train_skip_scored(tmp_path):
     """train --skip-scored leaves out runs with scores (imported from an
     earlier session) and trains the others."""
@@ -515,7 +533,12 @@ def _parses(name):
     ("covington+wide", "covington+wide: System 'covington' takes no option 'context'"),
     # global decoding: its structures, its model variants
     ("mst", "'mst' is a structure of global decoding, not a transition system"),
-    ("covington+global", "Unknown structure 'covington'. Known structures: mh3, mh4, mst"),
+    ("covington+global", "Unknown structure 'covington'. Known structures: mh3_chart, "
+                         "mh4_chart, mst"),
+    # ensembles join trained runs
+    ("mh4+global&udpipe", "joins trained pipelines, not 'udpipe'"),
+    ("mh4+global&", "joins trained pipelines, not an empty name"),
+    ("mh4+global&covington_foo", "unknown system name 'covington_foo': Unknown transition"),
     ("mh4-static+global", "oracle must be null, not 'static'"),
     ("mh4+two", "+two is a feature set of the global model: add +global first"),
     ("mh4+global+bilstm", "+global's and +full's models have their BiLSTM already"),

@@ -43,6 +43,8 @@ def load_parser_pipeline(name):
     """load_pipeline for commands that parse: a pipeline without a dependency
     parser is an InputError here, right after loading, rather than nonsense
     later (unparsed docs, where every word is its own root)."""
+    from ..pipeline import assigns_dependencies
+
     nlp = load_pipeline(name)
     if not any(assigns_dependencies(nlp, component) for component in nlp.pipe_names):
         disabled = f"; disabled: {', '.join(nlp.disabled)}" if nlp.disabled else ""
@@ -51,18 +53,6 @@ def load_parser_pipeline(name):
             f"{', '.join(nlp.pipe_names) or 'none'}{disabled}); this needs a trained "
             "pipeline with nonmono_parser or spaCy's parser")
     return nlp
-
-
-def assigns_dependencies(nlp, component: str) -> bool:
-    """Whether a pipeline component sets token.dep: its factory declares so,
-    or it is a parser of spaCy or of this package (whatever the declaration
-    of the factory that made it)."""
-    from spacy.pipeline import DependencyParser
-
-    from ..pipeline.parser import NonMonoParser
-
-    return ("token.dep" in nlp.get_pipe_meta(component).assigns
-            or isinstance(nlp.get_pipe(component), (DependencyParser, NonMonoParser)))
 
 
 def check_output_paths(outputs: Dict[str, Optional[Path]], inputs: Iterable[Path] = ()) -> None:

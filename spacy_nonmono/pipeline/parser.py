@@ -117,6 +117,16 @@ def make_nonmono_parser(
     )
 
 
+def assigns_dependencies(nlp, component: str) -> bool:
+    """Whether a pipeline component sets token.dep: its factory declares so,
+    or it is a parser of spaCy or of this package (whatever the declaration
+    of the factory that made it)."""
+    from spacy.pipeline import DependencyParser
+
+    return ("token.dep" in nlp.get_pipe_meta(component).assigns
+            or isinstance(nlp.get_pipe(component), (DependencyParser, NonMonoParser)))
+
+
 def writable_params(model: Model) -> None:
     """Replace read-only parameter arrays by writable copies. Distributed
     engines hand weights out read-only (Ray's object store maps them), and
