@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 import reference_charts as R
 from conftest import SAMPLE, scaled
 from spacy_nonmono.cli import main
-from spacy_nonmono.graph import is_projective
+from spacy_nonmono.graph import is_one_endpoint_crossing, is_projective
 from spacy_nonmono.graph.charts import TRANSITIONS, Chart, coverage
 
 CHARTS = {(k, single_root): Chart(k, single_root) for k in (3, 4) for single_root in (False, True)}
@@ -376,6 +376,9 @@ def test_coverage_command(tmp_path, capsys):
         assert entry["mh4"]["covered_sentences"] >= entry["projective"]["covered_sentences"]
         assert entry["mh4"]["covered_arcs"] >= entry["projective"]["covered_arcs"]
         assert entry["projective"]["covered_arcs"] >= entry["words"] * 0.9
+        # Projective trees are 1EC.
+        assert entry["projective"]["covered_sentences"] <= entry["1ec"]["covered_sentences"] \
+            <= entry["sentences"]
     assert sum(entry["skipped_long"] for entry in data["files"]) > 0
 
 
@@ -392,6 +395,8 @@ def test_coverage_command_counts_projective_sentences(tmp_path, capsys):
     assert entry["sentences"] == len(sentences) and entry["skipped_long"] == 0
     assert entry["projective"]["covered_sentences"] == sum(
         is_projective(gold_tree(s)[0]) for s in sentences)
+    assert entry["1ec"]["covered_sentences"] == sum(
+        is_one_endpoint_crossing(gold_tree(s)[0]) for s in sentences)
 
 
 def test_coverage_command_errors(tmp_path, capsys):

@@ -1,12 +1,17 @@
 """`coverage`: how much of each treebank's gold trees the MH3 (projective) and
-MH4 charts can build, as in Table 3 of Gómez-Rodríguez, Shi & Lee (2018).
+MH4 charts can build, as in Table 3 of Gómez-Rodríguez, Shi & Lee (2018),
+and the share of 1-Endpoint-Crossing gold trees (Pitler, Kannan & Marcus
+2013), which the paper's section 6 compares with MH4's.
 
 Each gold tree is decided exactly by the charts of `spacy_nonmono.graph.charts`:
 the best tree of the chart with zero scores and one point per gold arc
 (`charts.coverage`). A sentence is covered when that tree is the gold tree;
 edge coverage is the share of gold arcs (one per word, the root's included)
 that the best tree of each sentence keeps. MH3 covers exactly the projective
-trees, so its sentence coverage is the share of projective sentences.
+trees, so its sentence coverage is the share of projective sentences. A
+sentence is 1EC when every arc's crossing arcs share an endpoint
+(`graph.is_one_endpoint_crossing`, exact); 1EC edge coverage needs the 1EC
+chart and is not reported.
 Sentences longer than --max-length are left out and counted (MH4 is O(n^4):
 about 0.25 s a sentence at 200 words, 1.4 s at 300; see
 docs/results/mh4/charts.md)."""
@@ -26,7 +31,7 @@ def add_parser(commands) -> None:
     p = commands.add_parser(
         "coverage",
         help="Sentence and edge coverage of gold trees by MH3 (projective) and MH4 "
-        "(paper Table 3 of the MH4 paper)",
+        "(Table 3 of the MH4 paper), and the share of 1-Endpoint-Crossing trees",
         description=__doc__ + "\n\nThe gold files are read first: malformed CoNLL-U and gold "
         "heads that are not a\nsingle-rooted tree are an error (exit status 2) naming the "
         "file and line,\nunless --skip-invalid. Progress goes to stderr every "
@@ -61,11 +66,13 @@ def run(args) -> int:
 def measure(path: Path, sentences, invalid: int, max_length: int, single_root: bool) -> dict:
     """The coverage numbers of one file's gold sentences."""
     from ..evaluation.conllu_eval import gold_tree
+    from ..graph import is_one_endpoint_crossing
     from ..graph.charts import Chart, coverage
 
     charts = {k: Chart(k, single_root) for _, k in SYSTEMS}
     counts = {name: {"sentences": 0, "arcs": 0} for name, _ in SYSTEMS}
     n_sentences = n_words = long_sentences = long_words = 0
+    one_ec = {"sentences": 0, "only_1ec": 0, "only_mh4": 0}
     start = time.perf_counter()
     for number, sentence in enumerate(sentences, start=1):
         heads = gold_tree(sentence)[0]
@@ -75,10 +82,16 @@ def measure(path: Path, sentences, invalid: int, max_length: int, single_root: b
         else:
             n_sentences += 1
             n_words += len(heads)
+            covered = {}
             for name, k in SYSTEMS:
                 shared = coverage(heads, k, single_root, chart=charts[k])
-                counts[name]["sentences"] += shared == len(heads)
+                covered[name] = shared == len(heads)
+                counts[name]["sentences"] += covered[name]
                 counts[name]["arcs"] += shared
+            in_1ec, in_mh4 = is_one_endpoint_crossing(heads), covered["mh4"]
+            one_ec["sentences"] += in_1ec
+            one_ec["only_1ec"] += in_1ec and not in_mh4
+            one_ec["only_mh4"] += in_mh4 and not in_1ec
         if number % PROGRESS_EVERY == 0:
             print(f"{path}: {number}/{len(sentences)} sentences "
                   f"({time.perf_counter() - start:.1f} s)", file=sys.stderr, flush=True)
@@ -94,6 +107,10 @@ def measure(path: Path, sentences, invalid: int, max_length: int, single_root: b
             "sentence_coverage": percent(covered, n_sentences),
             "edge_coverage": percent(arcs, n_words),
         }
+    # The 1EC trees, and the sentences of only one of 1EC and MH4.
+    result["1ec"] = {"covered_sentences": one_ec["sentences"],
+                     "sentence_coverage": percent(one_ec["sentences"], n_sentences),
+                     "only_1ec": one_ec["only_1ec"], "only_mh4": one_ec["only_mh4"]}
     return result
 
 
@@ -103,14 +120,14 @@ def percent(part: int, whole: int) -> float:
 
 def table(results) -> str:
     lines = [
-        "| file | sentences | words | sentence coverage: proj. | MH4 | edge coverage: proj. "
+        "| file | sentences | words | sentence coverage: proj. | MH4 | 1EC | edge coverage: proj. "
         "| MH4 | left out (long) | left out (invalid) |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for r in results:
         lines.append(
             f"| {r['path']} | {r['sentences']:,} | {r['words']:,} "
             f"| {r['projective']['sentence_coverage']:.2f} | {r['mh4']['sentence_coverage']:.2f} "
-            f"| {r['projective']['edge_coverage']:.2f} | {r['mh4']['edge_coverage']:.2f} "
+            f"| {r['1ec']['sentence_coverage']:.2f} | {r['projective']['edge_coverage']:.2f} | {r['mh4']['edge_coverage']:.2f} "
             f"| {r['skipped_long']} | {r['skipped_invalid']} |")
     return "\n".join(lines)

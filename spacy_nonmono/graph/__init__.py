@@ -2,7 +2,7 @@
 connectivity, paths, cycle counting and the root rule (Cython,
 `algorithms`), the gold-tree check and projectivity (`trees`), and the
 structures of exact decoding (`structures`, registered here by name)."""
-from .algorithms import attach_to_single_root
+from .algorithms import attach_to_single_root, is_one_endpoint_crossing
 from .trees import check_gold_tree, is_projective
 
 

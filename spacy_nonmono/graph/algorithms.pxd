@@ -8,6 +8,7 @@ cdef void weak_components(const int* heads, int n_nodes, int* comp) noexcept nog
 cdef bint has_path(const int* heads, int n_nodes, int src, int dst) noexcept nogil
 cdef int count_cycles_single_head(const int* heads, int n_nodes, int* mark) noexcept nogil
 cdef int single_root(int* heads, int* labels, int n_nodes) noexcept nogil
+cdef bint one_endpoint_crossing(const int* heads, int n_nodes) noexcept nogil
 
 
 # A visitor for elementary cycles: called with the cycle's nodes in order

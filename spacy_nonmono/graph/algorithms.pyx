@@ -106,6 +106,50 @@ def attach_to_single_root(heads, labels):
     return numpy.asarray(h[1:]), numpy.asarray(l[1:])
 
 
+cdef inline bint _crossing(int a, int b, int c, int d) noexcept nogil:
+    """Whether the edges spanning a < b and c < d cross (no shared endpoint)."""
+    return (a < c < b < d) or (c < a < d < b)
+
+
+cdef bint one_endpoint_crossing(const int* heads, int n_nodes) noexcept nogil:
+    """Whether the tree (heads over nodes 0..n_nodes-1, node 0 the root,
+    -1: none) is 1-Endpoint-Crossing (Pitler, Kannan & Marcus 2013): the
+    edges crossing any one edge all share an endpoint. The root's edge from
+    node 0 counts. O(n^2): per edge, the endpoints every crossing edge so far
+    shares (at most the two of the first)."""
+    cdef int e, f, lo, hi, lo_f, hi_f, p, q
+    cdef bint crossed
+    for e in range(1, n_nodes):
+        if heads[e] < 0:
+            continue
+        lo, hi = min(e, heads[e]), max(e, heads[e])
+        crossed = False
+        p = q = -1
+        for f in range(1, n_nodes):
+            if f == e or heads[f] < 0:
+                continue
+            lo_f, hi_f = min(f, heads[f]), max(f, heads[f])
+            if not _crossing(lo, hi, lo_f, hi_f):
+                continue
+            if not crossed:
+                crossed = True
+                p, q = lo_f, hi_f
+                continue
+            if p != lo_f and p != hi_f:
+                p = -1
+            if q != lo_f and q != hi_f:
+                q = -1
+            if p == -1 and q == -1:
+                return False
+    return True
+
+
+def is_one_endpoint_crossing(heads) -> bool:
+    """`one_endpoint_crossing` for 1-based heads of words 1..n (0 = the root)."""
+    cdef int[::1] h = numpy.concatenate([[-1], numpy.asarray(heads, dtype="int64")]).astype("int32")
+    return bool(one_endpoint_crossing(&h[0], h.shape[0]))
+
+
 def count_cycles(heads):
     """Python entry point for count_cycles_single_head (used by tools/tests)."""
     arr = numpy.ascontiguousarray(heads, dtype=numpy.int32)
