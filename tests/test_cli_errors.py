@@ -158,6 +158,19 @@ def test_evaluate_missing_pipeline(tmp_path):
                  f"cannot load pipeline {NO_PIPELINE}")
 
 
+def test_ensemble_errors(tmp_path):
+    """A member that does not load, a weight count that differs, a non-empty
+    output: one error line each, nothing written."""
+    assert_error(run_cli("ensemble", "out", NO_PIPELINE, cwd=tmp_path),
+                 f"cannot load the member '{NO_PIPELINE}'")
+    assert_error(run_cli("ensemble", "out", "a", "b", "--weights", "1", cwd=tmp_path),
+                 "1 weights for 2 members")
+    (tmp_path / "full").mkdir()
+    (tmp_path / "full" / "x").write_text("x")
+    assert_error(run_cli("ensemble", "full", NO_PIPELINE, cwd=tmp_path), "is not empty")
+    assert not (tmp_path / "out").exists()
+
+
 def test_spacy_corpus_commands_reject_conllu(tmp_path):
     """arc-moves, oracle-bounds and oracle-timing read .spacy corpora."""
     (tmp_path / "train.conllu").write_text(VALID, encoding="utf8")
@@ -191,7 +204,7 @@ def test_version_and_program_names(tmp_path):
     assert result.returncode == 0 and result.stdout.startswith("usage: spacy-nonmono evaluate")
 
 
-PRODUCT_COMMANDS = {"init-config", "evaluate", "speed", "coverage"}
+PRODUCT_COMMANDS = {"init-config", "evaluate", "speed", "coverage", "ensemble"}
 LAB_COMMANDS = {"benchmark", "workflow", "oracle-bounds", "oracle-timing", "arc-moves",
                 "oracle-moves", "profile", "length-cost", "projectivization",
                 "optimal-step-timing", "train-speed", "beam-widths"}

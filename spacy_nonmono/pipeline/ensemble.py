@@ -143,10 +143,7 @@ class ParserEnsemble(Pipe):
                              "trained pipelines it combines (paths or package names).")
         members = []
         for path in self.cfg["members"]:
-            try:
-                member = spacy.load(path)
-            except OSError as error:
-                raise ValueError(f"[{self.name}] cannot load the member {path!r}: {error}") from None
+            member = load_member(path, self.name)
             if not any(assigns_dependencies(member, c) for c in member.pipe_names):
                 raise ValueError(f"[{self.name}] the member {path!r} has no dependency parser "
                                  f"(components: {', '.join(member.pipe_names) or 'none'}).")
@@ -259,6 +256,15 @@ class ParserEnsemble(Pipe):
         return self
 
 
+def load_member(path: str, component: str = "nonmono_ensemble") -> Language:
+    """spacy.load, a member that does not load being a ValueError."""
+    try:
+        return spacy.load(path)
+    except (OSError, ValueError) as error:
+        raise ValueError(f"[{component}] cannot load the member {str(path)!r}: "
+                         f"{str(error).strip()}") from None
+
+
 def copy_doc(vocab, doc: Doc, sentences: Doc) -> Doc:
     """A copy of doc's words in a member's vocab, with the sentence starts
     that `sentences` (a doc of the same words) has set."""
@@ -273,7 +279,7 @@ def build_ensemble(members: Sequence[str], weights: Optional[Sequence[float]] = 
     `to_disk`, load it with `spacy.load`."""
     if not members:
         raise ValueError("An ensemble needs at least one member pipeline.")
-    first = spacy.load(members[0])
+    first = load_member(members[0])
     nlp = spacy.blank(first.lang)
     nlp.tokenizer.from_bytes(first.tokenizer.to_bytes())
     nlp.add_pipe("nonmono_ensemble", config={
