@@ -150,8 +150,8 @@ def test_init_config_global_decoding(corpora, tmp_path):
     assert result.returncode == 0, result.stdout + result.stderr
     out = nonmono_cli("init-config", "x.cfg", "--decoding", "global", "--system", "covington",
                       cwd=tmp_path)
-    assert out.returncode == 2 and "Unknown structure 'covington'. Known structures: mh3, " \
-        "mh4, mst" in out.stderr
+    assert out.returncode == 2 and "Unknown structure 'covington'. Known structures: " \
+        "mh3_chart, mh4_chart, mst" in out.stderr
 
 
 def test_init_config_beam_decoding(corpora, tmp_path):
