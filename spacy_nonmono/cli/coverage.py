@@ -128,6 +128,7 @@ def table(results) -> str:
         lines.append(
             f"| {r['path']} | {r['sentences']:,} | {r['words']:,} "
             f"| {r['projective']['sentence_coverage']:.2f} | {r['mh4']['sentence_coverage']:.2f} "
-            f"| {r['1ec']['sentence_coverage']:.2f} | {r['projective']['edge_coverage']:.2f} | {r['mh4']['edge_coverage']:.2f} "
+            f"| {r['1ec']['sentence_coverage']:.2f} | {r['projective']['edge_coverage']:.2f} "
+            f"| {r['mh4']['edge_coverage']:.2f} "
             f"| {r['skipped_long']} | {r['skipped_invalid']} |")
     return "\n".join(lines)

@@ -21,7 +21,7 @@ tables only at the events of the two derivations, so tables are filled
 without gradient and only those entries are scored again for the backward
 pass. Labels: softmax log-loss on the gold arcs.
 """
-from typing import Dict, List, Sequence
+from typing import Dict, List, Optional, Sequence
 
 import numpy
 
@@ -34,16 +34,18 @@ from .base import Decoder, Parses, token_layout
 
 class LabelledStructure:
     """What the global decoder decodes, in the component's `system` slot: a
-    structure of `graph/structures.py` and the labels. It reads every structure through the structure interface:
-    tables filled from the model's scorers, derivations mapped back to the
-    model's rows for the gradient."""
+    structure of `graph/structures.py` and the labels, under the name the
+    component's `system` gave. It reads every structure through the structure
+    interface: tables filled from the model's scorers, derivations mapped
+    back to the model's rows for the gradient."""
 
     oracle = "global"
     context_names = ()
     n_context = 0
     follow_oracle_prob = 0.0     # no exploration: the loss reads whole derivations
 
-    def __init__(self, structure: Structure, labels: Sequence[str], name: str = None):
+    def __init__(self, structure: Structure, labels: Sequence[str],
+                 name: Optional[str] = None):
         self.structure = structure
         self.name = name or structure.name
         self.projective = structure.projective

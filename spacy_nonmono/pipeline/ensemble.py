@@ -88,7 +88,8 @@ def vote(values: Sequence[str], weights: Sequence[float]) -> str:
     return next(v for v in values if totals[v] == best)
 
 
-def reparse(member_heads: Sequence[Sequence[int]], weights: Sequence[float], structure) -> List[int]:
+def reparse(member_heads: Sequence[Sequence[int]], weights: Sequence[float],
+            structure) -> List[int]:
     """The tree with the most weighted votes: member_heads[m][k] is member m's
     head of word k + 1 (1-based, 0 = root; -1: no vote, e.g. a head outside
     the sentence). Returns 1-based heads."""
