@@ -284,7 +284,7 @@ class Workflow:
                 log(f"\n=== [{tb}] training {system}, seed {seed}")
                 members = parse_system(system).members
                 if members:
-                    self.build_ensemble(tb, members, seed, model)
+                    self.save_ensemble(tb, members, seed, model)
                     continue
                 if system == UDPIPE:
                     train_udpipe(self.conllu(tb, "train"), self.conllu(tb, "dev"),
@@ -312,8 +312,8 @@ class Workflow:
                 (model.parent / "train_seconds.json").write_text(
                     json.dumps({"seconds": round(time.perf_counter() - start, 1)}) + "\n")
 
-    def build_ensemble(self, treebank: str, members: Sequence[str], seed: int,
-                       model: Path) -> None:
+    def save_ensemble(self, treebank: str, members: Sequence[str], seed: int,
+                      model: Path) -> None:
         """Save the ensemble of the members' trained runs of this seed as `model`."""
         from spacy_nonmono.pipeline.ensemble import build_ensemble
 

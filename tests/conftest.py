@@ -161,6 +161,10 @@ def sample_docs(split, n_sents_per_doc=1, limit=None):
     return list(DocBin(docs=docs).get_docs(spacy.blank("en").vocab))
 
 
+# Words of random docs (tests of roots and ensembles on arbitrary input).
+WORDS = "the a dog cat saw with in , . and runs quickly big Rome ; of".split()
+
+
 def tree_ok(doc):
     """Every sentence has one root, heads stay in the sentence, no cycles."""
     for sent in doc.sents:

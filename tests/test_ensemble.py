@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from spacy.tokens import Doc
 
-from conftest import SAMPLE, random_heads, scaled, tree_ok
+from conftest import SAMPLE, WORDS, random_heads, scaled, tree_ok
 from spacy_nonmono.graph import check_gold_tree
 from spacy_nonmono.pipeline.ensemble import arc_structure, build_ensemble, reparse, vote
 
@@ -23,7 +23,6 @@ SAVED = Path(__file__).resolve().parent / "data" / "saved_pipelines"
 GREEDY, GLOBAL = str(SAVED / "greedy"), str(SAVED / "global")
 TEXTS = ["The dog saw a cat . It ran away quickly .", "Where is the station ?",
          "I said that he would come , but he did not and we left early today ."]
-WORDS = "the a dog cat saw with in , . and runs quickly big Rome ; of".split()
 
 
 def parses(nlp, docs):

@@ -13,9 +13,7 @@ from hypothesis import strategies as st
 from spacy.tokens import Doc
 from spacy.training import Example
 
-from conftest import ROOT, SAMPLE, make_nlp, sample_docs, scaled
-
-WORDS = "the a dog cat saw with in , . and runs quickly big Rome ; of".split()
+from conftest import ROOT, SAMPLE, WORDS, make_nlp, sample_docs, scaled
 
 
 def random_model_pipeline(system, seed, **config):

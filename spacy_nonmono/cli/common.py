@@ -135,7 +135,6 @@ def read_gold_files(paths: Iterable[Path], skip_invalid: bool):
     return out
 
 
-
 def gold_treebanks_by_length(args):
     """The gold files of a command with --max-length, --json and
     --skip-invalid (coverage, projectivization): the length checked, the

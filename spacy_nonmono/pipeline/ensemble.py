@@ -186,10 +186,15 @@ class ParserEnsemble(Pipe):
             if len(doc) == 0:
                 continue
             parses = [member[d] for member in member_docs]
+            # Each member's absolute heads (a root its own) and labels, once per doc.
+            positions = numpy.arange(len(doc), dtype="int64")
+            member_heads = [p.to_array(HEAD).view("int64") + positions for p in parses]
+            member_labels = [[t.dep_ for t in p] for p in parses]
             heads = numpy.empty(len(doc), dtype="int64")
             labels: List[str] = [ROOT_LABEL] * len(doc)
             for sent in parses[0].sents:
-                self._reparse_sentence(sent.start, sent.end, parses, weights, heads, labels)
+                self._reparse_sentence(sent.start, sent.end, member_heads, member_labels,
+                                       weights, heads, labels)
             arr = numpy.empty((len(doc), 2), dtype="uint64")
             arr[:, 0] = (heads - numpy.arange(len(doc))).astype("uint64")
             arr[:, 1] = [strings.add(label) for label in labels]
@@ -200,27 +205,28 @@ class ParserEnsemble(Pipe):
                     for k, token in enumerate(doc):
                         put(token, vote([get(p[k]) for p, _ in voters], [w for _, w in voters]))
 
-    def _reparse_sentence(self, start: int, end: int, parses: List[Doc], weights,
-                          heads: numpy.ndarray, labels: List[str]) -> None:
-        """Reparse words start..end-1 from the members' votes into heads
-        (absolute, a root its own) and labels."""
-        member_heads, member_labels = [], []
-        for parse in parses:
-            sent_heads = []
-            for token in parse[start:end]:
-                h = token.head.i
-                sent_heads.append(0 if h == token.i else h - start + 1 if start <= h < end else -1)
-            member_heads.append(sent_heads)
-            member_labels.append([t.dep_ for t in parse[start:end]])
-        tree = reparse(member_heads, weights, self.structure)
+    def _reparse_sentence(self, start: int, end: int, member_heads: List[numpy.ndarray],
+                          member_labels: List[List[str]], weights, heads: numpy.ndarray,
+                          labels: List[str]) -> None:
+        """Reparse words start..end-1 from the members' votes (their absolute
+        heads and labels over the doc) into heads (absolute, a root its own)
+        and labels."""
+        positions = numpy.arange(start, end)
+        votes = []
+        for doc_heads in member_heads:
+            h = doc_heads[start:end]
+            inside = (h >= start) & (h < end)
+            votes.append(numpy.where(h == positions, 0, numpy.where(inside, h - start + 1, -1)))
+        tree = reparse(votes, weights, self.structure)
+        members = range(len(votes))
         for k, h in enumerate(tree):
             token = start + k
             if h == 0:
                 heads[token], labels[token] = token, ROOT_LABEL
                 continue
             heads[token] = start + h - 1
-            agree = [m for m in range(len(parses)) if member_heads[m][k] == h] or range(len(parses))
-            label = vote([member_labels[m][k] for m in agree], [weights[m] for m in agree])
+            agree = [m for m in members if votes[m][k] == h] or members
+            label = vote([member_labels[m][token] for m in agree], [weights[m] for m in agree])
             labels[token] = REPAIR_LABEL if label in (ROOT_LABEL, "") else label
 
     # -- serialization --------------------------------------------------------

@@ -174,15 +174,16 @@ def doc_parses(docs: Sequence[Doc], doc_windows: Sequence[Tuple[int, Window]],
     results = [(numpy.arange(len(doc), dtype="int64"), [ROOT_LABEL] * len(doc)) for doc in docs]
     names = [REPAIR_LABEL if label == ROOT_LABEL else label for label in label_names]
     # Per sentence, its windows' arcs in sentence positions (1-based, 0 = root).
-    sentences: Dict[Tuple[int, int], Tuple[List[int], List[int]]] = {}
+    sentences: Dict[Tuple[int, int], Tuple[List[numpy.ndarray], List[numpy.ndarray]]] = {}
     for (d, (sent_start, start, end)), h, l in zip(doc_windows, heads, labels):
         sent_heads, sent_labels = sentences.setdefault((d, sent_start), ([], []))
-        offset = start - sent_start
-        sent_heads.extend(int(x) + offset if x > 0 else int(x) for x in h[:end - start])
-        sent_labels.extend(int(x) for x in l[:end - start])
+        h = numpy.asarray(h[:end - start], dtype="int64")
+        sent_heads.append(numpy.where(h > 0, h + (start - sent_start), h))
+        sent_labels.append(numpy.asarray(l[:end - start], dtype="int64"))
     for (d, sent_start), (sent_heads, sent_labels) in sentences.items():
         doc_heads, doc_labels = results[d]
-        tree, tree_labels = attach_to_single_root(sent_heads, sent_labels)
+        tree, tree_labels = attach_to_single_root(numpy.concatenate(sent_heads),
+                                                  numpy.concatenate(sent_labels))
         for k, (h, l) in enumerate(zip(tree, tree_labels)):
             token = sent_start + k
             if h == 0:
