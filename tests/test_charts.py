@@ -194,6 +194,70 @@ def test_gold_weight_finds_the_gold_tree():
             assert score == pytest.approx(vector[codes[mask]].sum(axis=1).max(), rel=1e-9)
 
 
+# -- (d'): arc scores, alone (structures mh3_arcs, mh4_arcs) or with transition scores ----
+
+@settings(max_examples=scaled(60))
+@given(n=st.integers(0, 6), seed=st.integers(0, 2**32 - 1), k=st.sampled_from([3, 4]),
+       ties=st.booleans(), cost_weight=st.sampled_from([0.0, 1.0, -1e4]))
+def test_arc_structures_equal_brute_force_over_the_charts_trees(n, seed, k, ties, cost_weight):
+    """mh3_arcs / mh4_arcs: the best tree among those the chart derives (with
+    one root arc) under arc scores + cost."""
+    from spacy_nonmono.registry import get_structure
+
+    rng = numpy.random.default_rng(seed)
+    N = n + 2
+    arcs = (rng.integers(-2, 3, (N, N, 1)) if ties else rng.standard_normal((N, N, 1)))
+    arcs = arcs.astype(numpy.float32)
+    gold = random_tree(numpy.random.default_rng(seed + 1), n) if cost_weight else None
+    score, cost, heads, _ = get_structure(f"mh{k}_arcs")().decode({"arc": arcs}, gold,
+                                                                  cost_weight)
+
+    def objective(tree):
+        wrong = 0 if gold is None else sum(h != g for h, g in zip(tree, gold))
+        return sum(float(arcs[h, d + 1, 0]) for d, h in enumerate(tree)) + cost_weight * wrong
+
+    trees = R.reachable_trees(n, k, single_root=True)
+    best = max(objective(t) for t in trees)
+    assert score + cost == pytest.approx(best, rel=1e-9, abs=1e-6)
+    assert tuple(heads) in trees and objective(tuple(heads)) == pytest.approx(best, abs=1e-6)
+    assert score == pytest.approx(objective(tuple(heads)) - cost, abs=1e-6)
+
+
+@settings(max_examples=scaled(30))
+@given(n=st.integers(0, 5), seed=st.integers(0, 2**32 - 1), k=st.sampled_from([3, 4]),
+       features=st.sampled_from(["hybrid", "two"]))
+def test_arc_scores_add_to_transition_scores(n, seed, k, features):
+    """Both kinds of scores: the best computation under its events' scores
+    plus its arcs' scores, the returned score counting both."""
+    sh, red = random_tables(seed, n, 2 if k == 3 else 6, features, ties=False)
+    N = n + 2
+    arcs = numpy.random.default_rng(seed + 2).standard_normal((N, N)).astype(numpy.float32)
+    score, cost, heads, events = CHARTS[k, False].decode(sh, red, arc_scores=arcs)
+
+    def total(computation):
+        return sum(R.event_score(event, sh, red) + (arcs[head, dep] if dep >= 0 else 0.0)
+                   for event, (head, dep) in computation)
+
+    best = max(total(c) for c in R.computations(n, k))
+    assert score == pytest.approx(best, rel=1e-6, abs=1e-6) and cost == 0.0
+    assert R.run_events(events, n, transitions=range(2 if k == 3 else 6)) == list(heads)
+
+
+def test_mh3_arcs_is_the_projective_mst():
+    """MH3 under arc scores alone: the best projective tree with one root arc."""
+    from spacy_nonmono.registry import get_structure
+
+    rng = numpy.random.default_rng(3)
+    structure = get_structure("mh3_arcs")()
+    for n in range(1, 6):
+        arcs = rng.standard_normal((n + 2, n + 2, 1)).astype(numpy.float32)
+        score, _, heads, _ = structure.decode({"arc": arcs})
+        best = max(sum(float(arcs[h, d + 1, 0]) for d, h in enumerate(t))
+                   for t in R.all_head_arrays(n)
+                   if is_projective(list(t)) and list(t).count(0) == 1)
+        assert score == pytest.approx(best, abs=1e-6) and is_projective(list(heads))
+
+
 # -- (e): the paper's example ---------------------------------------------------------------
 
 def test_paper_example_is_built_by_the_transition_system_but_not_covered():

@@ -58,6 +58,25 @@ def test_reparse_gives_a_tree_and_the_majority_tree(seed, n, n_members):
     assert reparse(trees, majority, structure) == list(trees[0])
 
 
+@settings(max_examples=scaled(40))
+@given(seed=st.integers(0, 10**6), n=st.integers(1, 9), n_members=st.integers(1, 4))
+def test_reparse_in_the_mh4_chart_gives_the_mh4_tree_with_the_most_votes(seed, n, n_members):
+    """structure = "mh4_arcs": a tree MH4 derives, one root arc; a member's
+    tree that MH4 derives and that has more than half the weight wins."""
+    from spacy_nonmono.graph.charts import coverage
+
+    rng = random.Random(seed)
+    trees = [random_heads(rng, n) for _ in range(n_members)]
+    weights = [rng.choice([0.5, 1.0, 2.0]) for _ in trees]
+    structure = arc_structure("mh4_arcs")
+    heads = reparse(trees, weights, structure)
+    check_gold_tree(heads)
+    assert heads.count(0) == 1 and coverage(heads, 4, single_root=True) == n
+    if coverage(trees[0], 4, single_root=True) == n:
+        majority = [sum(weights[1:]) + 0.5] + weights[1:]
+        assert reparse(trees, majority, structure) == list(trees[0])
+
+
 def test_reparse_ignores_words_a_member_gives_no_vote():
     structure = arc_structure("mst")
     assert reparse([[2, 0, 2], [-1, -1, -1]], [1.0, 5.0], structure) == [2, 0, 2]
@@ -70,6 +89,7 @@ def test_vote_is_weighted_and_ties_go_to_the_earlier_member():
 
 
 def test_the_structure_must_read_arcs():
+    assert arc_structure("mh4_arcs").name == "mh4_arcs"
     with pytest.raises(ValueError, match="one arc table.*'mh4_chart' reads"):
         arc_structure("mh4_chart")
     with pytest.raises(ValueError, match="Unknown structure 'nope'"):

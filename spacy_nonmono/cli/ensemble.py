@@ -20,7 +20,8 @@ def add_parser(commands) -> None:
     p.add_argument("--weights", type=float, nargs="+", default=None,
                    help="One vote weight per member (default: 1 each)")
     p.add_argument("--structure", default="mst",
-                   help="Arc-factored structure that finds the tree with the most votes")
+                   help="Arc-factored structure that finds the tree with the most votes: "
+                        "mst (any tree), mh4_arcs (an MH4 tree), mh3_arcs (projective)")
     p.set_defaults(run=run)
 
 

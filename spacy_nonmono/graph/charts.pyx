@@ -40,6 +40,10 @@ The score of a computation is the sum of its transitions' scores:
 - a reduce t applied to an item: ``reduce_scores[t, s1, s0, b0]`` ("hybrid",
   a 4-d table) or ``reduce_scores[t, s0, b0]`` ("two", a 3-d table), with
   (s1, s0, b0) = (h1, h2, h3) of a 3-item and (h2, h3, h4) of a 4-item.
+- optionally, arc scores: a reduce adding head -> dep also adds
+  ``arc_scores[head, dep]``. With zero transition tables the chart is an
+  arc-factored decoder over the trees MH_k derives (the structures
+  ``mh3_arcs``/``mh4_arcs``: an ensemble's votes, an arc scorer's scores).
 - cost augmentation (section 4.3): a reduce adding head -> dep also adds
   ``cost_weight * (gold_heads[dep - 1] != head)``. cost_weight = 1:
   loss-augmented decoding; cost_weight = -1e4: the best-scoring among the
@@ -112,6 +116,7 @@ cdef struct ChartData:
     int single_root
     const float* sh         # [s0 * N + b0]
     const float* red        # hybrid [((t * N + s1) * N + s0) * N + b0]; two [(t * N + s0) * N + b0]
+    const float* arc        # arc scores [head * N + dep]; NULL: none
     const int* gold         # gold[dep] = gold head of word dep (gold[0] unused); NULL: no cost
     double cost_weight
     double* c2              # 2-items [a, d] at a * N + d
@@ -151,6 +156,17 @@ cdef inline double arc_cost(const ChartData* D, int head, int dep) noexcept nogi
     return 0.0
 
 
+cdef inline double arc_score(const ChartData* D, int head, int dep) noexcept nogil:
+    if D.arc != NULL:
+        return D.arc[head * D.N + dep]
+    return 0.0
+
+
+cdef inline double arc_term(const ChartData* D, int head, int dep) noexcept nogil:
+    """What an arc adds besides its transition's score: its arc score and cost."""
+    return arc_score(D, head, dep) + arc_cost(D, head, dep)
+
+
 cdef inline bint root_arc_ok(const ChartData* D, int head, int d) noexcept nogil:
     """With single_root, an arc from 0 only by the link [0, x, n+1] => [0, n+1]."""
     return not (D.single_root and head == 0 and d != D.N - 1)
@@ -186,12 +202,12 @@ cdef void link_2item(ChartData* D, int a, int d) noexcept nogil:
     cdef bint ra_ok = root_arc_ok(D, a, d)
     for x in range(a + 1, d):
         if la_ok:
-            s = D.best3[x] + red_score(D, LA, a, x, d) + arc_cost(D, d, x)
+            s = D.best3[x] + red_score(D, LA, a, x, d) + arc_term(D, d, x)
             if bp < 0 or s > best:
                 best = s
                 bp = x * 8 + LA
         if ra_ok:
-            s = D.best3[x] + red_score(D, RA, a, x, d) + arc_cost(D, a, x)
+            s = D.best3[x] + red_score(D, RA, a, x, d) + arc_term(D, a, x)
             if bp < 0 or s > best:
                 best = s
                 bp = x * 8 + RA
@@ -226,18 +242,18 @@ cdef void fill_link_tables(ChartData* D, int d) noexcept nogil:
         for c in range(b + 1, d):
             i = b * N + c
             D.q2[i] = red_score(D, RA1, b, c, d)
-            D.p2[i] = red_score(D, LA1, b, c, d) + arc_cost(D, c, b)
+            D.p2[i] = red_score(D, LA1, b, c, d) + arc_term(D, c, b)
             D.t2[i] = LA1
             if not sentinel:
-                s = red_score(D, LA2, b, c, d) + arc_cost(D, d, b)
+                s = red_score(D, LA2, b, c, d) + arc_term(D, d, b)
                 if s > D.p2[i]:
                     D.p2[i] = s
                     D.t2[i] = LA2
             D.q3[i] = red_score(D, RA2, b, c, d)
-            D.p3[i] = red_score(D, RA, b, c, d) + arc_cost(D, b, c)
+            D.p3[i] = red_score(D, RA, b, c, d) + arc_term(D, b, c)
             D.t3[i] = RA
             if not sentinel:
-                s = red_score(D, LA, b, c, d) + arc_cost(D, d, c)
+                s = red_score(D, LA, b, c, d) + arc_term(D, d, c)
                 if s > D.p3[i]:
                     D.p3[i] = s
                     D.t3[i] = LA
@@ -273,7 +289,7 @@ cdef void mh4_pair(ChartData* D, int a, int d) noexcept nogil:
     # ra' and ra2 attach to a; with single_root never to 0: the 3-item they
     # leave, [0, x, d], keeps a word x whose only possible head is 0 again.
     for c in range(a + 1, d):
-        D.cost_a[c] = -INFINITY if D.single_root and a == 0 else arc_cost(D, a, c)
+        D.cost_a[c] = -INFINITY if D.single_root and a == 0 else arc_term(D, a, c)
 
     for b in range(a + 1, d - 1):
         left = D.c2[a * N + b] + D.sh[a * N + b]
@@ -355,7 +371,7 @@ cdef void emit(ChartData* D, int kind, int s1, int s0, int b0, int head, int dep
     if kind == SH:
         D.score_sum += D.sh[s0 * D.N + b0]
     else:
-        D.score_sum += red_score(D, kind, s1, s0, b0)
+        D.score_sum += red_score(D, kind, s1, s0, b0) + arc_score(D, head, dep)
         D.heads[dep] = head
         D.cost_sum += arc_cost(D, head, dep)
 
@@ -501,7 +517,8 @@ cdef class Chart:
             D.t2 = <signed char*> _ptr(self._buffers["t2"])
             D.t3 = <signed char*> _ptr(self._buffers["t3"])
 
-    def decode(self, sh_scores, reduce_scores, gold_heads=None, double cost_weight=0.0):
+    def decode(self, sh_scores, reduce_scores, gold_heads=None, double cost_weight=0.0,
+               arc_scores=None):
         """The best computation of MH_k under the scores (+ cost).
 
         sh_scores: float32 (n+2, n+2), [s0, b0]. reduce_scores: float32
@@ -510,13 +527,16 @@ cdef class Chart:
         ra', la2, ra2). Only entries of possible position orders are read;
         the others may hold anything. Scores must not be NaN or +inf (-inf
         forbids a transition, as long as some computation remains finite).
+        arc_scores: optional float32 (n+2, n+2), [head, dep]: added for
+        every arc the computation builds (counted in its score).
         gold_heads: optional ints (n,), 1-based heads (0 = root), for the cost
         term cost_weight * (number of arcs head -> dep with gold head != head).
 
         Returns (score, cost, heads, events) of the computation with the
         highest score + cost:
-          score   its model score: the sum of its events' table entries, in
-                  float64, added in the events' order (cost not included);
+          score   its model score: the sum of its events' table entries
+                  (and of its arcs' arc_scores), in float64, added in the
+                  events' order (cost not included);
           cost    its cost part, cost_weight * wrong arcs (0.0 without gold);
           heads   int32 (n,): the head of each word 1..n (0 = root);
           events  int32 (2n, 4): the computation's scored transitions in
@@ -547,7 +567,13 @@ cdef class Chart:
                              f"{red.ndim}-d")
         # max() is NaN if any entry is, and reads the table without a
         # temporary of its size
-        if not (sh.max() < numpy.inf and red.max() < numpy.inf):
+        arc = None
+        if arc_scores is not None:
+            arc = numpy.ascontiguousarray(arc_scores, dtype=numpy.float32)
+            if arc.shape != (N, N):
+                raise ValueError(f"arc_scores must be {(N, N)} with n = {n}, not {arc.shape}")
+        if not (sh.max() < numpy.inf and red.max() < numpy.inf
+                and (arc is None or arc.max() < numpy.inf)):
             raise ValueError("scores must not be NaN or +inf")
         if cost_weight != cost_weight or abs(cost_weight) == INFINITY:
             raise ValueError(f"cost_weight must be finite, not {cost_weight}")
@@ -559,6 +585,9 @@ cdef class Chart:
         D.single_root = self.single_root
         D.sh = <const float*> _ptr(sh)
         D.red = <const float*> _ptr(red)
+        D.arc = NULL
+        if arc is not None:
+            D.arc = <const float*> _ptr(arc)
         D.cost_weight = cost_weight
         D.gold = NULL
         if gold_heads is not None:

@@ -13,6 +13,9 @@ A structure is registered by name in `spacy_nonmono.registry.structures`
   derivations of the transition systems `mh3` and `mh4` (those systems
   name them as their `exact_structure`); tables "shift" and "reduce" (2 / 6
   transitions).
+- `mh3_arcs`, `mh4_arcs`: the same charts scored by arcs alone, one table
+  "arc" as for `mst`: the best tree MH3 (projective) or MH4 derives under
+  edge-factored scores, e.g. an arc scorer's or an ensemble's votes.
 
 Positions are 0..n+1: 0 the root node, 1..n the words, n+1 the end of the
 buffer (the charts' sentinel; MST ignores it). A table holds its scores
@@ -117,6 +120,39 @@ class ChartStructure(Structure):
                 ("reduce", slots, reduces[:, 0])]
 
 
+class ArcChartStructure(Structure):
+    """The MH_k chart with one root under arc scores alone: a tree's score
+    is the sum of its arcs' scores, arc[head, dependent], over the trees the
+    chart derives (all projective trees for k = 3; MH4's mildly
+    non-projective ones for k = 4)."""
+
+    tables = {"arc": 1}
+    arities = {"arc": (2,)}
+
+    def __init__(self, k: int):
+        if k not in (3, 4):
+            raise ValueError(f"An MH_k chart has k = 3 or 4, not {k!r}.")
+        self.k = k
+        self.name = f"mh{k}_arcs"
+        self.projective = k == 3
+        self._chart = None
+
+    def decode(self, tables, gold_heads=None, cost_weight=0.0):
+        if self._chart is None:
+            from .charts import Chart
+
+            self._chart = Chart(self.k, single_root=True)
+        arcs = tables["arc"][..., 0]
+        N = arcs.shape[0]
+        n_transitions = self._chart.n_transitions
+        transitions = numpy.zeros((n_transitions, N, N), dtype=numpy.float32)
+        score, cost, heads, _ = self._chart.decode(transitions[0], transitions, gold_heads,
+                                                   cost_weight, arc_scores=arcs)
+        return score, cost, heads, None
+
+    entries = MSTStructure.entries
+
+
 def gold_cost(heads: Sequence[int], gold_heads: Optional[Sequence[int]]) -> float:
     """Words attached to another head than in gold (a structure's cost)."""
     return float(numpy.sum(numpy.asarray(heads) != numpy.asarray(gold_heads)))
@@ -128,3 +164,11 @@ def mh3_chart() -> ChartStructure:
 
 def mh4_chart() -> ChartStructure:
     return ChartStructure(4)
+
+
+def mh3_arcs() -> ArcChartStructure:
+    return ArcChartStructure(3)
+
+
+def mh4_arcs() -> ArcChartStructure:
+    return ArcChartStructure(4)

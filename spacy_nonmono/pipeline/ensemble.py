@@ -8,8 +8,8 @@ of the docs. The ensemble's sentences are the input's where set, else the
 first member's; every member parses those sentences (spaCy's `senter` and
 both parsers keep preset boundaries). Per sentence, each member's arcs vote
 with its weight in one arc table, and an arc-factored structure of global
-decoding (`mst`: the spanning tree with one root and the most votes) finds
-the tree. A word's label is the weighted-majority label of the members that
+decoding (`mst`: the spanning tree with one root and the most votes;
+`mh4_arcs`: the same among the trees MH4 derives) finds the tree. A word's label is the weighted-majority label of the members that
 chose its head (of all members if none did); UPOS, tags and morphology, where
 members set them, are weighted-majority votes too. Ties go to the earlier
 member: an ensemble of one member parses exactly as that member.
@@ -63,8 +63,9 @@ def make_nonmono_ensemble(nlp: Language, name: str, members: List[str],
         its members' copies and loads without them.
     weights: one vote weight per member (positive); null = 1 each.
     structure: the arc-factored structure of global decoding that finds the
-        tree with the most votes (`mst`, or one registered by a plug-in that
-        reads the `arc` table only).
+        tree with the most votes (`mst`; `mh4_arcs`, the MH4 tree with the
+        most votes; `mh3_arcs`, the projective one; or one registered by a
+        plug-in that reads the `arc` table only).
     """
     return ParserEnsemble(nlp.vocab, name, members=members, weights=weights,
                           structure=structure, scorer=scorer)
