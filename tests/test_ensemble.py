@@ -42,12 +42,17 @@ def members():
 
 # -- reparsing ----------------------------------------------------------------------
 
+def random_votes(seed, n, n_members):
+    """Random member trees of n words and their weights."""
+    rng = random.Random(seed)
+    trees = [random_heads(rng, n) for _ in range(n_members)]
+    return trees, [rng.choice([0.5, 1.0, 2.0]) for _ in trees]
+
+
 @settings(max_examples=scaled(60))
 @given(seed=st.integers(0, 10**6), n=st.integers(1, 9), n_members=st.integers(1, 5))
 def test_reparse_gives_a_tree_and_the_majority_tree(seed, n, n_members):
-    rng = random.Random(seed)
-    trees = [random_heads(rng, n) for _ in range(n_members)]
-    weights = [rng.choice([0.5, 1.0, 2.0]) for _ in trees]
+    trees, weights = random_votes(seed, n, n_members)
     structure = arc_structure("mst")
     heads = reparse(trees, weights, structure)
     check_gold_tree(heads)
@@ -65,9 +70,7 @@ def test_reparse_in_the_mh4_chart_gives_the_mh4_tree_with_the_most_votes(seed, n
     tree that MH4 derives and that has more than half the weight wins."""
     from spacy_nonmono.graph.charts import coverage
 
-    rng = random.Random(seed)
-    trees = [random_heads(rng, n) for _ in range(n_members)]
-    weights = [rng.choice([0.5, 1.0, 2.0]) for _ in trees]
+    trees, weights = random_votes(seed, n, n_members)
     structure = arc_structure("mh4_arcs")
     heads = reparse(trees, weights, structure)
     check_gold_tree(heads)

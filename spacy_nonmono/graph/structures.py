@@ -101,16 +101,20 @@ class ChartStructure(Structure):
         self.arities = {"shift": (2,), "reduce": (2, 3)}
         self._chart = None
 
-    def decode(self, tables, gold_heads=None, cost_weight=0.0):
+    def chart(self):
+        """The chart (single root), built on first use."""
         if self._chart is None:
             from .charts import Chart
 
             self._chart = Chart(self.k, single_root=True)
+        return self._chart
+
+    def decode(self, tables, gold_heads=None, cost_weight=0.0):
         shift = numpy.ascontiguousarray(tables["shift"][..., 0])
         reduce = tables["reduce"]
         if reduce.ndim == 3:        # a pair table (N, N, T): the chart reads (T, N, N)
             reduce = numpy.ascontiguousarray(numpy.moveaxis(reduce, -1, 0))
-        return self._chart.decode(shift, reduce, gold_heads, cost_weight)
+        return self.chart().decode(shift, reduce, gold_heads, cost_weight)
 
     def entries(self, heads, derivation, arities):
         events = numpy.asarray(derivation).reshape(-1, 4)
@@ -120,34 +124,25 @@ class ChartStructure(Structure):
                 ("reduce", slots, reduces[:, 0])]
 
 
-class ArcChartStructure(Structure):
+class ArcChartStructure(ChartStructure):
     """The MH_k chart with one root under arc scores alone: a tree's score
     is the sum of its arcs' scores, arc[head, dependent], over the trees the
     chart derives (all projective trees for k = 3; MH4's mildly
     non-projective ones for k = 4)."""
 
-    tables = {"arc": 1}
-    arities = {"arc": (2,)}
-
     def __init__(self, k: int):
-        if k not in (3, 4):
-            raise ValueError(f"An MH_k chart has k = 3 or 4, not {k!r}.")
-        self.k = k
+        super().__init__(k)
         self.name = f"mh{k}_arcs"
-        self.projective = k == 3
-        self._chart = None
+        self.tables = {"arc": 1}
+        self.arities = {"arc": (2,)}
 
     def decode(self, tables, gold_heads=None, cost_weight=0.0):
-        if self._chart is None:
-            from .charts import Chart
-
-            self._chart = Chart(self.k, single_root=True)
+        chart = self.chart()
         arcs = tables["arc"][..., 0]
         N = arcs.shape[0]
-        n_transitions = self._chart.n_transitions
-        transitions = numpy.zeros((n_transitions, N, N), dtype=numpy.float32)
-        score, cost, heads, _ = self._chart.decode(transitions[0], transitions, gold_heads,
-                                                   cost_weight, arc_scores=arcs)
+        transitions = numpy.zeros((chart.n_transitions, N, N), dtype=numpy.float32)
+        score, cost, heads, _ = chart.decode(transitions[0], transitions, gold_heads,
+                                             cost_weight, arc_scores=arcs)
         return score, cost, heads, None
 
     entries = MSTStructure.entries
