@@ -132,8 +132,10 @@ GLOBAL_MODEL_VARIANTS = ("nomlpdrop",)   # FULL_VARIANTS of the global model
 SPACY_PARSER = "spacy_parser"
 UDPIPE = "udpipe"
 # "A&B&...": the ensemble (`nonmono_ensemble`) of the trained runs A, B, ...
-# of the same seed, built by the train step from their models.
+# of the same seed, built by the train step from their models; "A&B&...@S"
+# reparses its votes with the arc-factored structure S (default mst).
 ENSEMBLE = "&"
+REPARSE = "@"
 SPLITS = ("train", "dev", "test")
 STEPS = ("convert", "train", "evaluate", "speed", "compare", "all", "oracle-bounds", "arc-moves")
 PIPELINE_STEPS = ("convert", "train", "evaluate", "speed", "compare")   # what "all" runs
@@ -282,9 +284,9 @@ class Workflow:
                     log(f"[{tb}] {run}: scored already ({scores}); not trained (--skip-scored)")
                     continue
                 log(f"\n=== [{tb}] training {system}, seed {seed}")
-                members = parse_system(system).members
-                if members:
-                    self.save_ensemble(tb, members, seed, model)
+                spec = parse_system(system)
+                if spec.members:
+                    self.save_ensemble(tb, spec.members, seed, model, spec.structure)
                     continue
                 if system == UDPIPE:
                     train_udpipe(self.conllu(tb, "train"), self.conllu(tb, "dev"),
@@ -313,8 +315,9 @@ class Workflow:
                     json.dumps({"seconds": round(time.perf_counter() - start, 1)}) + "\n")
 
     def save_ensemble(self, treebank: str, members: Sequence[str], seed: int,
-                      model: Path) -> None:
-        """Save the ensemble of the members' trained runs of this seed as `model`."""
+                      model: Path, structure: str = "mst") -> None:
+        """Save the ensemble of the members' trained runs of this seed as
+        `model`, reparsing with `structure`."""
         from spacy_nonmono.pipeline.ensemble import build_ensemble
 
         paths = [self.model(treebank, run_name(member, seed)) for member in members]
@@ -323,7 +326,7 @@ class Workflow:
             raise InputError(f"the ensemble's members are not trained: {', '.join(missing)}; "
                              "train them first (with the same seeds)")
         model.parent.mkdir(parents=True, exist_ok=True)
-        build_ensemble([str(path) for path in paths]).to_disk(model)
+        build_ensemble([str(path) for path in paths], structure=structure).to_disk(model)
         log(f"[{treebank}] saved the ensemble of {', '.join(map(str, paths))} to {model}")
 
     def evaluate(self) -> None:
@@ -518,13 +521,15 @@ class SystemSpec(NamedTuple):
     settings: Dict[str, object] = {}     # component settings (COMPONENT_SETTINGS)
     model: Tuple[str, ...] = ()          # MODEL_VARIANTS, in order
     members: Tuple[str, ...] = ()        # an ensemble's member systems
+    structure: str = "mst"               # the structure an ensemble reparses with
 
 
 def parse_system(name: str) -> SystemSpec:
     """Read and check a workflow system name: `spacy_parser[+bilstm]`,
-    `udpipe` or `<system>[-<oracle>][+<variant>]...`. The system is a
+    `udpipe`, `<system>[-<oracle>][+<variant>]...` or an ensemble
+    `A&B&...[@structure]`. The system is a
     registered transition system (or, with +global, a structure of the
-    global decoder: mh3, mh4, mst), the oracle one of its oracles other than
+    global decoder: mh3, mh4, mst, mh4_arcs), the oracle one of its oracles other than
     its default (left out: the default), and each variant of VARIANTS merges
     its settings onto the component's defaults, left to right; MODEL_VARIANTS
     change the model. The decoder checks the system, oracle and options.
@@ -535,8 +540,12 @@ def parse_system(name: str) -> SystemSpec:
     def wrong(why: str) -> InputError:
         return InputError(f"unknown system name {name!r}: {why}")
 
+    if REPARSE in name and ENSEMBLE not in name:
+        raise wrong(f"{REPARSE} names the structure of an ensemble: "
+                    f"{ENSEMBLE.join(['A', 'B'])}{REPARSE}<structure>")
     if ENSEMBLE in name:
-        members = tuple(name.split(ENSEMBLE))
+        joined, _, structure = name.partition(REPARSE)
+        members = tuple(joined.split(ENSEMBLE))
         for member in members:
             if not member or member == UDPIPE:
                 raise wrong(f"an ensemble {ENSEMBLE.join(['A', 'B'])} joins trained "
@@ -545,7 +554,14 @@ def parse_system(name: str) -> SystemSpec:
                 parse_system(member)
             except InputError as error:
                 raise wrong(str(error)) from None
-        return SystemSpec(None, members=members)
+        if REPARSE in name:
+            from spacy_nonmono.pipeline.ensemble import arc_structure
+
+            try:
+                arc_structure(structure)
+            except ValueError as error:
+                raise wrong(str(error)) from None
+        return SystemSpec(None, members=members, structure=structure or "mst")
 
     head, *variants = name.split("+")
     if head in (SPACY_PARSER, UDPIPE):

@@ -242,20 +242,25 @@ def test_workflow_evaluate_and_compare(tiny_pipeline, tmp_path):
 
 def test_workflow_builds_and_evaluates_an_ensemble(tiny_pipeline, tmp_path):
     """"A&B" is the ensemble of the runs A and B: train builds it from their
-    models (and says which are missing), evaluate scores it."""
+    models (and says which are missing), evaluate scores it; "A&B@mh4_arcs"
+    reparses in the MH4 chart."""
     root = tmp_path / "bench"
     saved_global = ROOT / "tests" / "data" / "saved_pipelines" / "global"
-    args = ["--root", root, "--systems", "covington&mh4+global"]
+    args = ["--root", root, "--systems", "covington&mh4+global,covington&mh4+global@mh4_arcs"]
     result = lab("workflow", "train", *args, cwd=ROOT, check=False)
     assert result.returncode == 2 and "the ensemble's members are not trained" in result.stderr
     shutil.copytree(tiny_pipeline, root / "training" / "sample" / "covington" / "model-best")
     shutil.copytree(saved_global, root / "training" / "sample" / "mh4+global" / "model-best")
     lab("workflow", "train", *args, cwd=ROOT)
-    model = root / "training" / "sample" / "covington&mh4+global" / "model-best"
-    assert spacy.load(model).pipe_names == ["nonmono_ensemble"]
+    for name, structure in (("covington&mh4+global", "mst"),
+                            ("covington&mh4+global@mh4_arcs", "mh4_arcs")):
+        nlp = spacy.load(root / "training" / "sample" / name / "model-best")
+        assert nlp.pipe_names == ["nonmono_ensemble"]
+        assert nlp.get_pipe("nonmono_ensemble").cfg["structure"] == structure
     lab("workflow", "evaluate", *args, cwd=ROOT)
-    scores = json.loads((root / "metrics" / "sample" / "covington&mh4+global.json").read_text())
-    assert 0 < scores["test"]["uas"] <= 100
+    for name in ("covington&mh4+global", "covington&mh4+global@mh4_arcs"):
+        scores = json.loads((root / "metrics" / "sample" / f"{name}.json").read_text())
+        assert 0 < scores["test"]["uas"] <= 100
 
 
 def test_train_skip_scored(tmp_path):
@@ -538,6 +543,9 @@ def _parses(name):
     # ensembles join trained runs
     ("mh4+global&udpipe", "joins trained pipelines, not 'udpipe'"),
     ("mh4+global&", "joins trained pipelines, not an empty name"),
+    ("mh4+global@mh4_arcs", "@ names the structure of an ensemble: A&B@<structure>"),
+    ("mh4+global&mst+global@mh4_chart", "one arc table"),
+    ("mh4+global&mst+global@nope", "Unknown structure 'nope'"),
     ("mh4+global&covington_foo", "unknown system name 'covington_foo': Unknown transition"),
     ("mh4-static+global", "oracle must be null, not 'static'"),
     ("mh4+two", "+two is a feature set of the global model: add +global first"),
