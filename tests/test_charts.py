@@ -398,6 +398,10 @@ def test_bad_input():
         chart.decode(sh + numpy.nan, numpy.zeros((6, 5, 5), "f"))
     with pytest.raises(ValueError, match="one head per word"):
         chart.decode(sh, numpy.zeros((6, 5, 5), "f"), [0, 1])
+    with pytest.raises(ValueError, match=r"arc_scores must be \(5, 5\)"):
+        chart.decode(sh, numpy.zeros((6, 5, 5), "f"), arc_scores=numpy.zeros((4, 4), "f"))
+    with pytest.raises(ValueError, match="NaN"):
+        chart.decode(sh, numpy.zeros((6, 5, 5), "f"), arc_scores=sh + numpy.nan)
     with pytest.raises(ValueError, match="k must be"):
         Chart(5)
     assert TRANSITIONS == ("la", "ra", "la'", "ra'", "la2", "ra2")
@@ -412,6 +416,13 @@ def test_minus_infinity_forbids():
     score, _, _, events = Chart(4).decode(sh, red)
     assert numpy.isfinite(score)
     assert not numpy.isin(events[:, 0], [4, 5]).any()
+    # and -inf arc scores forbid arcs: no word on a head to its left
+    N = 14
+    arcs = numpy.triu(numpy.full((N, N), -numpy.inf, "f"), 1)
+    arcs[0] = 0.0
+    score, _, heads, _ = Chart(4, single_root=True).decode(sh, red, arc_scores=arcs)
+    assert numpy.isfinite(score)
+    assert all(h == 0 or h > d for d, h in enumerate(heads, start=1))
 
 
 def test_benchmark_runs():
