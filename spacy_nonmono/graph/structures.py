@@ -135,12 +135,19 @@ class ArcChartStructure(ChartStructure):
         self.name = f"mh{k}_arcs"
         self.tables = {"arc": 1}
         self.arities = {"arc": (2,)}
+        # The charts read transition tables; under arc scores alone they are
+        # zero. One flat zero buffer, grown to the longest sentence, serves
+        # every length (its prefix reshaped is C-contiguous).
+        self._zeros = numpy.zeros(0, dtype=numpy.float32)
 
     def decode(self, tables, gold_heads=None, cost_weight=0.0):
         chart = self.chart()
         arcs = tables["arc"][..., 0]
         N = arcs.shape[0]
-        transitions = numpy.zeros((chart.n_transitions, N, N), dtype=numpy.float32)
+        size = chart.n_transitions * N * N
+        if self._zeros is None or self._zeros.size < size:
+            self._zeros = numpy.zeros(size, dtype=numpy.float32)
+        transitions = self._zeros[:size].reshape(chart.n_transitions, N, N)
         score, cost, heads, _ = chart.decode(transitions[0], transitions, gold_heads,
                                              cost_weight, arc_scores=arcs)
         return score, cost, heads, None
