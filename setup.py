@@ -8,6 +8,7 @@ from setuptools import Extension, setup
 MODULES = [
     "spacy_nonmono.graph.algorithms",
     "spacy_nonmono.graph.charts",
+    "spacy_nonmono.graph.ec_chart",
     "spacy_nonmono.graph.mst",
     "spacy_nonmono.graph.tabular",
     "spacy_nonmono.systems.base",

@@ -1,7 +1,9 @@
 """Time and memory of the MH3/MH4 charts (`spacy_nonmono.graph.charts.Chart`)
-per sentence length, on random scores. docs/results/mh4/charts.md has the
-numbers and the command that makes them (`python -c` with `benchmark` below,
-run from the repository root).
+and of the 1EC chart (`spacy_nonmono.graph.ec_chart.EcChart`) per sentence
+length, on random scores. docs/results/mh4/charts.md and
+docs/results/one_ec/README.md have the numbers and the commands that make them
+(`python -c` with `benchmark` or `benchmark_1ec` below, run from the
+repository root).
 """
 import time
 import tracemalloc
@@ -9,6 +11,7 @@ import tracemalloc
 import numpy
 
 from spacy_nonmono.graph.charts import Chart
+from spacy_nonmono.graph.ec_chart import EcChart
 
 
 def benchmark(lengths=(10, 20, 40, 60, 80, 100, 150, 200), k=4, features="hybrid",
@@ -31,18 +34,39 @@ def benchmark(lengths=(10, 20, 40, 60, 80, 100, 150, 200), k=4, features="hybrid
         sh = rng.standard_normal((N, N), dtype=numpy.float32)
         red = rng.standard_normal((T, N, N, N) if features == "hybrid" else (T, N, N),
                                   dtype=numpy.float32)
-        tracemalloc.start()
-        try:
-            chart.decode(sh, red)
-            peak = tracemalloc.get_traced_memory()[1]
-        finally:
-            tracemalloc.stop()
-        best = None
-        for _ in range(max(1, repeat)):
-            start = time.perf_counter()
-            chart.decode(sh, red)
-            elapsed = time.perf_counter() - start
-            best = elapsed if best is None else min(best, elapsed)
+        best, peak = time_and_peak(lambda: chart.decode(sh, red), repeat)
         rows.append({"n": n, "seconds": best, "buffer_bytes": chart.buffer_bytes,
                      "peak_bytes": peak, "table_bytes": sh.nbytes + red.nbytes})
     return rows
+
+
+def benchmark_1ec(lengths=(10, 20, 40, 60, 80, 100), repeat=1, seed=0):
+    """As `benchmark`, for the first-order 1EC chart on random arc scores
+    (table_bytes: the (n+1)^2 float64 arc table)."""
+    rng = numpy.random.default_rng(seed)
+    rows = []
+    for n in lengths:
+        arcs = rng.standard_normal((n + 1, n + 1))
+        chart = EcChart()
+        best, peak = time_and_peak(lambda: chart.decode(arcs), repeat)
+        rows.append({"n": n, "seconds": best, "buffer_bytes": chart.buffer_bytes,
+                     "peak_bytes": peak, "table_bytes": arcs.nbytes})
+    return rows
+
+
+def time_and_peak(decode, repeat):
+    """(the best of `repeat` calls' seconds, the peak bytes tracemalloc saw
+    during a first call)."""
+    tracemalloc.start()
+    try:
+        decode()
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    best = None
+    for _ in range(max(1, repeat)):
+        start = time.perf_counter()
+        decode()
+        elapsed = time.perf_counter() - start
+        best = elapsed if best is None else min(best, elapsed)
+    return best, peak

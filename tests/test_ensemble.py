@@ -80,6 +80,23 @@ def test_reparse_in_the_mh4_chart_gives_the_mh4_tree_with_the_most_votes(seed, n
         assert reparse(trees, majority, structure) == list(trees[0])
 
 
+@settings(max_examples=scaled(40))
+@given(seed=st.integers(0, 10**6), n=st.integers(1, 9), n_members=st.integers(1, 4))
+def test_reparse_in_the_1ec_chart_gives_the_1ec_tree_with_the_most_votes(seed, n, n_members):
+    """structure = "1ec_arcs": a 1-Endpoint-Crossing tree, one root arc; a
+    member's 1EC tree with more than half the weight wins."""
+    from spacy_nonmono.graph import is_one_endpoint_crossing
+
+    trees, weights = random_votes(seed, n, n_members)
+    structure = arc_structure("1ec_arcs")
+    heads = reparse(trees, weights, structure)
+    check_gold_tree(heads)
+    assert heads.count(0) == 1 and is_one_endpoint_crossing(heads)
+    if is_one_endpoint_crossing(list(trees[0])) and list(trees[0]).count(0) == 1:
+        majority = [sum(weights[1:]) + 0.5] + weights[1:]
+        assert reparse(trees, majority, structure) == list(trees[0])
+
+
 def test_reparse_ignores_words_a_member_gives_no_vote():
     structure = arc_structure("mst")
     assert reparse([[2, 0, 2], [-1, -1, -1]], [1.0, 5.0], structure) == [2, 0, 2]

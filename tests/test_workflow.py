@@ -538,8 +538,8 @@ def _parses(name):
     ("covington+wide", "covington+wide: System 'covington' takes no option 'context'"),
     # global decoding: its structures, its model variants
     ("mst", "'mst' is a structure of global decoding, not a transition system"),
-    ("covington+global", "Unknown structure 'covington'. Known structures: mh3_arcs, "
-                         "mh3_chart, mh4_arcs, mh4_chart, mst"),
+    ("covington+global", "Unknown structure 'covington'. Known structures: 1ec_arcs, "
+                         "mh3_arcs, mh3_chart, mh4_arcs, mh4_chart, mst"),
     # ensembles join trained runs
     ("mh4+global&udpipe", "joins trained pipelines, not 'udpipe'"),
     ("mh4+global&", "joins trained pipelines, not an empty name"),

@@ -21,7 +21,8 @@ def add_parser(commands) -> None:
                    help="One vote weight per member (default: 1 each)")
     p.add_argument("--structure", default="mst",
                    help="Arc-factored structure that finds the tree with the most votes: "
-                        "mst (any tree), mh4_arcs (an MH4 tree), mh3_arcs (projective)")
+                        "mst (any tree), mh4_arcs (an MH4 tree), mh3_arcs (projective), 1ec_arcs "
+                        "(1-Endpoint-Crossing)")
     p.set_defaults(run=run)
 
 

@@ -1,6 +1,6 @@
 """The global decoder (`decoding = "global"`): exact decoding of a whole
 sentence, for any structure of `graph/structures.py` (registered by name:
-`mst`, `mh3_chart`, `mh4_chart`, `mh3_arcs`, `mh4_arcs`, or one from another
+`mst`, `mh3_chart`, `mh4_chart`, `mh3_arcs`, `mh4_arcs`, `1ec_arcs`, or one from another
 package). The component's `system` names the structure, or a transition system whose
 derivations a structure holds exactly (its `exact_structure`: `mh4` decodes
 `mh4_chart`).

@@ -16,6 +16,9 @@ A structure is registered by name in `spacy_nonmono.registry.structures`
 - `mh3_arcs`, `mh4_arcs`: the same charts scored by arcs alone, one table
   "arc" as for `mst`: the best tree MH3 (projective) or MH4 derives under
   edge-factored scores, e.g. an arc scorer's or an ensemble's votes.
+- `1ec_arcs`: the best 1-Endpoint-Crossing tree (Pitler, Kannan & Marcus
+  2013) under the same table (`graph/ec_chart.pyx`, first-order; O(n^4)
+  with a larger constant, hence its own length guard `max_length`).
 
 Positions are 0..n+1: 0 the root node, 1..n the words, n+1 the end of the
 buffer (the charts' sentinel; MST ignores it). A table holds its scores
@@ -155,6 +158,42 @@ class ArcChartStructure(ChartStructure):
     entries = MSTStructure.entries
 
 
+class OneEndpointCrossingStructure(Structure):
+    """The 1EC chart with one root under arc scores: the best tree among
+    the 1-Endpoint-Crossing ones, a tree's score the sum of its arcs'."""
+
+    name = "1ec_arcs"
+    tables = {"arc": 1}
+    arities = {"arc": (2,)}
+    # Sentences longer than this are parsed in windows and skipped in
+    # training (docs/results/one_ec/README.md: time and memory by length).
+    max_length = 80
+
+    def __init__(self):
+        self._chart = None
+
+    def decode(self, tables, gold_heads=None, cost_weight=0.0):
+        from .ec_chart import EcChart
+
+        if self._chart is None:
+            self._chart = EcChart()
+        arcs = numpy.array(tables["arc"][:-1, :-1, 0], dtype=numpy.float64)
+        if gold_heads is not None and cost_weight:
+            # The cost is arc-factored: cost_weight on every arc to a word
+            # from another head than its gold one.
+            n = arcs.shape[0] - 1
+            wrong = numpy.ones((n + 1, n + 1), dtype=bool)
+            wrong[numpy.asarray(gold_heads), numpy.arange(1, n + 1)] = False
+            arcs[:, 1:] += cost_weight * wrong[:, 1:]
+        _, heads = self._chart.decode(arcs)
+        cost = gold_cost(heads, gold_heads) if gold_heads is not None else 0.0
+        score = float(numpy.asarray(tables["arc"][:-1, :-1, 0], dtype=numpy.float64)[
+            heads, numpy.arange(1, len(heads) + 1)].sum())
+        return score, cost, heads, None
+
+    entries = MSTStructure.entries
+
+
 def gold_cost(heads: Sequence[int], gold_heads: Optional[Sequence[int]]) -> float:
     """Words attached to another head than in gold (a structure's cost)."""
     return float(numpy.sum(numpy.asarray(heads) != numpy.asarray(gold_heads)))
@@ -174,3 +213,7 @@ def mh3_arcs() -> ArcChartStructure:
 
 def mh4_arcs() -> ArcChartStructure:
     return ArcChartStructure(4)
+
+
+def one_ec_arcs() -> OneEndpointCrossingStructure:
+    return OneEndpointCrossingStructure()

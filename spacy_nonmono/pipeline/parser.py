@@ -238,10 +238,16 @@ class NonMonoParser(TrainablePipe):
 
     @property
     def max_sentence_length(self) -> int:
-        """The length guard: the `max_sentence_length` setting, or the
-        decoder's when it is null."""
+        """The length guard: the `max_sentence_length` setting, or when it
+        is null the decoder's, lowered to its structure's where that has one
+        (`1ec_arcs`)."""
         value = self.cfg["max_sentence_length"]
-        return self.decoder.max_sentence_length if value is None else value
+        if value is not None:
+            return value
+        structure = getattr(getattr(self, "moves", None), "structure", None)
+        limit = getattr(structure, "max_length", None)
+        return self.decoder.max_sentence_length if limit is None \
+            else min(limit, self.decoder.max_sentence_length)
 
     @property
     def labels(self) -> Tuple[str, ...]:

@@ -1,0 +1,421 @@
+# cython: boundscheck=False, wraparound=False, cdivision=True, infer_types=True
+"""The first-order 1-Endpoint-Crossing chart: the best tree with one root arc
+among the 1EC trees (Pitler, Kannan & Marcus 2013) under arc scores.
+
+The deduction system is data (`ec_rules.py`: item kinds, rules, and the
+connectivity-state table of each rule); this module fills the chart by
+interpreting it, nogil, in order of span, and reads the best tree back by
+re-deriving each item on the way down (no back-pointers are stored: each
+item's winning antecedents are found again by recomputing its candidates,
+which gives the same float64 sums in the same order).
+
+Time O(n^4) (items [i, j; x] with one split point, and the C1 rule of
+[i, j] with two), memory O(n^3): eight stored kinds of 3-point items with
+ten states each, float32 (sums are float64; pair items are float64). At 100
+words: about 6 s and 107 MB (docs/results/one_ec/README.md), hence the
+length guard of `1ec_arcs`. An ``EcChart`` keeps its buffers and grows them
+only for a longer sentence.
+"""
+import numpy
+from libc.math cimport INFINITY
+from libc.stdlib cimport malloc, free
+from libc.string cimport memcpy
+
+from . import ec_rules as R
+
+cdef enum:
+    MAX_PARTS = 4
+    MAX_STATES = 10
+    MAX_RULES = 64
+
+cdef int K_INT = R.INT, K_INT0 = R.INT0, K_Q = R.Q
+cdef int K_X_N = R.X_N, K_EDGE = R.EDGE, K_X_LR = R.X_LR
+cdef int N_PAIR_STORED = R.N_STORED_PAIR, N_TRIPLE_STORED = R.N_STORED_TRIPLE
+cdef int SYM_I = R.I, SYM_J = R.J, SYM_X = R.X
+
+
+cdef struct RuleC:
+    int kind
+    int n_splits
+    int split[2][4]             # lo symbol, lo offset, hi symbol, hi offset
+    int n_parts
+    int part[MAX_PARTS][6]      # kind, a symbol, a offset, b symbol, b offset, x symbol (-1: none)
+    int* combos[2]              # per orientation: n_combos rows of n_parts states + the result
+    int n_combos[2]
+
+
+cdef struct ChartC:
+    int n                       # positions 0..n
+    int N                       # n + 1
+    const double* arc           # [head * N + dep]
+    double* pair                # [(kind * N + a) * N + b) * 3 + s], kinds INT, INT0, Q
+    float* triple               # [((kind - X_N) * n_triples + t) * 10 + s]
+    long long* offset           # first triple index of (a, b): offset[a * N + b]
+    long long n_triples
+    RuleC* rules
+    int n_rules
+    int* first_rule             # rules of kind k: first_rule[k] .. first_rule[k + 1]
+    int* n_states_of            # by kind
+    int pair_separate, pair_left, pair_right
+
+
+cdef struct Found:
+    int n_parts
+    int kind[MAX_PARTS]
+    int a[MAX_PARTS]
+    int b[MAX_PARTS]
+    int x[MAX_PARTS]
+    int state[MAX_PARTS]
+    double value[MAX_PARTS]
+
+
+cdef inline long long triple_index(const ChartC* c, int a, int b, int x) noexcept nogil:
+    cdef int xi = x if x < a else x - (b - a + 1)
+    return c.offset[a * c.N + b] + xi
+
+
+cdef int evaluate(const ChartC* c, int kind, int i, int j, int x, double* best,
+                  int find_state, double find_value, Found* found) noexcept nogil:
+    """All candidates of item (kind, i, j, x) (original positions). Fill
+    mode (find_state < 0): best[s] = the best value of each state. Find mode:
+    stop at the first candidate giving find_state with find_value, write its
+    antecedents to found; returns 1 if one was found."""
+    cdef int mirrored = 0, r, p, s, k1, k2, lo, hi, lo2, hi2, n_split, n_parts, row
+    cdef int sym[5]
+    cdef int pa[MAX_PARTS]
+    cdef int pb[MAX_PARTS]
+    cdef int px[MAX_PARTS]
+    cdef double vec[MAX_PARTS][MAX_STATES]
+    cdef const double* pv[MAX_PARTS]
+    cdef const int* combo
+    cdef const double* v0
+    cdef const double* v1
+    cdef const double* v2
+    cdef const double* v3
+    cdef const RuleC* rule
+    cdef double v
+    cdef int n_states = c.n_states_of[kind]
+    if find_state < 0:
+        for s in range(n_states):
+            best[s] = -INFINITY
+    if kind >= K_X_N and kind != K_EDGE and x > j:
+        mirrored = 1
+        sym[SYM_I] = c.n - j
+        sym[SYM_J] = c.n - i
+        sym[SYM_X] = c.n - x
+    else:
+        sym[SYM_I] = i
+        sym[SYM_J] = j
+        sym[SYM_X] = x
+    for r in range(c.first_rule[kind], c.first_rule[kind + 1]):
+        rule = &c.rules[r]
+        n_split = rule.n_splits
+        n_parts = rule.n_parts
+        lo = 0
+        hi = 0
+        if n_split >= 1:
+            lo = sym[rule.split[0][0]] + rule.split[0][1]
+            hi = sym[rule.split[0][2]] + rule.split[0][3]
+        for k1 in range(lo, hi + 1):
+            sym[3] = k1
+            lo2 = 0
+            hi2 = 0
+            if n_split == 2:
+                lo2 = sym[rule.split[1][0]] + rule.split[1][1]
+                hi2 = sym[rule.split[1][2]] + rule.split[1][3]
+            for k2 in range(lo2, hi2 + 1):
+                sym[4] = k2
+                if not fetch_parts(c, rule, sym, mirrored, pa, pb, px, vec, pv):
+                    continue
+                combo = rule.combos[mirrored]
+                v0 = pv[0]
+                v1 = pv[1] if n_parts > 1 else NULL
+                v2 = pv[2] if n_parts > 2 else NULL
+                v3 = pv[3] if n_parts > 3 else NULL
+                if find_state < 0:
+                    # The hot loop, one version per number of antecedents.
+                    if n_parts == 1:
+                        for row in range(rule.n_combos[mirrored]):
+                            v = v0[combo[0]]
+                            if v > best[combo[1]]:
+                                best[combo[1]] = v
+                            combo += 2
+                    elif n_parts == 2:
+                        for row in range(rule.n_combos[mirrored]):
+                            v = v0[combo[0]] + v1[combo[1]]
+                            if v > best[combo[2]]:
+                                best[combo[2]] = v
+                            combo += 3
+                    elif n_parts == 3:
+                        for row in range(rule.n_combos[mirrored]):
+                            v = v0[combo[0]] + v1[combo[1]] + v2[combo[2]]
+                            if v > best[combo[3]]:
+                                best[combo[3]] = v
+                            combo += 4
+                    else:
+                        for row in range(rule.n_combos[mirrored]):
+                            v = v0[combo[0]] + v1[combo[1]] + v2[combo[2]] + v3[combo[3]]
+                            if v > best[combo[4]]:
+                                best[combo[4]] = v
+                            combo += 5
+                    continue
+                for row in range(rule.n_combos[mirrored]):
+                    v = 0.0
+                    for p in range(n_parts):
+                        v += pv[p][combo[p]]
+                    s = combo[n_parts]
+                    if s == find_state and <float>v == <float>find_value:
+                        found.n_parts = n_parts
+                        for p in range(n_parts):
+                            found.kind[p] = rule.part[p][0]
+                            found.a[p] = pa[p]
+                            found.b[p] = pb[p]
+                            found.x[p] = px[p]
+                            found.state[p] = combo[p]
+                            found.value[p] = pv[p][combo[p]]
+                        return 1
+                    combo += n_parts + 1
+    return 0
+
+
+cdef int fetch_parts(const ChartC* c, const RuleC* rule, const int* sym, int mirrored,
+                     int* pa, int* pb, int* px, double (*vec)[MAX_STATES],
+                     const double** pv) noexcept nogil:
+    """The state vectors of the rule's antecedents at these split points;
+    0 if one of them has no finite state (the rule gives nothing)."""
+    cdef int p, kind, a, b, x, t, s, any_finite
+    cdef const float* src
+    for p in range(rule.n_parts):
+        kind = rule.part[p][0]
+        a = sym[rule.part[p][1]] + rule.part[p][2]
+        b = sym[rule.part[p][3]] + rule.part[p][4]
+        x = sym[rule.part[p][5]] if rule.part[p][5] >= 0 else -1
+        if mirrored:
+            a = c.n - a
+            b = c.n - b
+            if x >= 0:
+                x = c.n - x
+        if a > b:
+            a, b = b, a
+        pa[p] = a
+        pb[p] = b
+        px[p] = x
+        if kind == K_EDGE:
+            vec[p][c.pair_separate] = -INFINITY
+            vec[p][c.pair_left] = c.arc[a * c.N + b]
+            vec[p][c.pair_right] = c.arc[b * c.N + a]
+            pv[p] = vec[p]
+        elif kind < N_PAIR_STORED:
+            pv[p] = &c.pair[((kind * c.N + a) * c.N + b) * 3]
+        elif kind < K_X_N + N_TRIPLE_STORED:
+            src = &c.triple[((kind - K_X_N) * c.n_triples + triple_index(c, a, b, x)) * 10]
+            for s in range(10):
+                vec[p][s] = src[s]
+            pv[p] = vec[p]
+        else:
+            evaluate(c, kind, a, b, x, vec[p], -1, 0.0, NULL)
+            pv[p] = vec[p]
+        any_finite = 0
+        for s in range(c.n_states_of[kind]):
+            if pv[p][s] > -INFINITY:
+                any_finite = 1
+                break
+        if not any_finite:
+            return 0
+    return 1
+
+
+cdef void fill(ChartC* c) noexcept nogil:
+    cdef int d, i, j, x, kind, s
+    cdef double* dst
+    cdef double tmp[MAX_STATES]
+    cdef float* out
+    cdef int N = c.N
+    for d in range(1, N):
+        for i in range(0, N - d):
+            j = i + d
+            if d == 1:
+                dst = &c.pair[((K_INT0 * N + i) * N + j) * 3]
+                for s in range(3):
+                    dst[s] = -INFINITY
+                dst[c.pair_separate] = 0.0
+                dst = &c.pair[((K_Q * N + i) * N + j) * 3]
+                for s in range(3):
+                    dst[s] = -INFINITY
+            else:
+                evaluate(c, K_Q, i, j, -1, &c.pair[((K_Q * N + i) * N + j) * 3], -1, 0.0, NULL)
+                evaluate(c, K_INT0, i, j, -1, &c.pair[((K_INT0 * N + i) * N + j) * 3],
+                         -1, 0.0, NULL)
+            evaluate(c, K_INT, i, j, -1, &c.pair[((K_INT * N + i) * N + j) * 3], -1, 0.0, NULL)
+            for x in range(N):
+                if i <= x <= j:
+                    continue
+                for kind in range(K_X_N, K_X_N + N_TRIPLE_STORED):
+                    evaluate(c, kind, i, j, x, tmp, -1, 0.0, NULL)
+                    out = &c.triple[((kind - K_X_N) * c.n_triples
+                                     + triple_index(c, i, j, x)) * 10]
+                    for s in range(10):
+                        out[s] = <float>tmp[s]
+
+
+cdef int* int_data(object array):
+    cdef int[::1] view = array
+    return &view[0]
+
+
+def _compile_rules():
+    rules = R.RULES
+    order = sorted(range(len(rules)), key=lambda r: rules[r].kind)
+    n_kinds = len(R.KIND_NAMES)
+    first = [0] * (n_kinds + 1)
+    for r in order:
+        first[rules[r].kind + 1] += 1
+    for k in range(n_kinds):
+        first[k + 1] += first[k]
+    return [rules[r] for r in order], first
+
+
+cdef class EcChart:
+    """The 1EC chart, reusable across sentences (its buffers grow to the
+    longest one)."""
+    cdef ChartC c
+    cdef readonly object _pair, _triple
+    cdef object _offset, _arc, _combos, _first, _n_states
+    cdef RuleC* _rules
+
+    def __cinit__(self):
+        self._rules = NULL
+
+    def __init__(self):
+        rules, first = _compile_rules()
+        assert len(rules) <= MAX_RULES
+        self._rules = <RuleC*>malloc(len(rules) * sizeof(RuleC))
+        self._combos = []
+        for r, rule in enumerate(rules):
+            self._rules[r].kind = rule.kind
+            self._rules[r].n_splits = len(rule.splits)
+            for s, split in enumerate(rule.splits):
+                for q in range(4):
+                    self._rules[r].split[s][q] = split[q]
+            self._rules[r].n_parts = len(rule.parts)
+            assert len(rule.parts) <= MAX_PARTS
+            for p, (kind, a, b, x) in enumerate(rule.parts):
+                values = (kind, a[0], a[1], b[0], b[1], -1 if x is None else x)
+                for q in range(6):
+                    self._rules[r].part[p][q] = values[q]
+            for o in range(2):
+                table = numpy.ascontiguousarray(numpy.asarray(rule.combos[o], dtype=numpy.int32)
+                                                .reshape(-1, len(rule.parts) + 1))
+                self._combos.append(table)
+                self._rules[r].combos[o] = int_data(table.reshape(-1)) if table.size else NULL
+                self._rules[r].n_combos[o] = table.shape[0]
+        self._first = numpy.asarray(first, dtype=numpy.int32)
+        n_states = [R.N_PAIR_STATES if k in R.PAIR_KINDS else R.N_TRIPLE_STATES
+                    for k in range(len(R.KIND_NAMES))]
+        self._n_states = numpy.asarray(n_states, dtype=numpy.int32)
+        self.c.rules = self._rules
+        self.c.n_rules = len(rules)
+        self.c.first_rule = int_data(self._first)
+        self.c.n_states_of = int_data(self._n_states)
+        self.c.pair_separate = R.SEPARATE
+        self.c.pair_left = R.LEFT_TOP
+        self.c.pair_right = R.RIGHT_TOP
+        self._pair = numpy.zeros(0)
+        self._triple = numpy.zeros(0)
+
+    def __dealloc__(self):
+        if self._rules != NULL:
+            free(self._rules)
+
+    @property
+    def buffer_bytes(self) -> int:
+        return int(self._pair.nbytes + self._triple.nbytes)
+
+    def decode(self, arc_scores):
+        """(score, heads): the best 1EC tree with one root arc under
+        arc_scores, float (n+1, n+1) [head, dep] over positions 0..n (0 the
+        root; column 0 is not read). heads: int32 (n,), 1-based (0 = root).
+        Scores must be finite or -inf (forbidding the arc, as long as some
+        tree remains finite)."""
+        given = numpy.asarray(arc_scores, dtype=numpy.float64)
+        arcs = given.copy()
+        if arcs.ndim != 2 or arcs.shape[0] != arcs.shape[1] or arcs.shape[0] < 2:
+            raise ValueError(f"arc_scores must be (n+1, n+1) with n >= 1, got {arcs.shape}")
+        if numpy.isnan(arcs).any() or numpy.isposinf(arcs).any():
+            raise ValueError("arc_scores must not be NaN or +inf")
+        N = arcs.shape[0]
+        n = N - 1
+        if n == 1:
+            return float(arcs[0, 1]), numpy.zeros(1, dtype=numpy.int32)
+        arcs[:, 0] = -numpy.inf
+        numpy.fill_diagonal(arcs, -numpy.inf)
+        # One root arc: a penalty on every root arc larger than any difference
+        # of two trees' scores (each word's best head against its worst).
+        finite = numpy.isfinite(arcs)
+        if not finite[:, 1:].any(axis=0).all():
+            raise ValueError("every word needs a head with a finite score")
+        masked = numpy.where(finite, arcs, numpy.nan)[:, 1:]
+        spread = numpy.nanmax(masked, axis=0) - numpy.nanmin(masked, axis=0)
+        penalty = 1.0 + float(spread.sum())
+        arcs[0, 1:] -= penalty
+        self._prepare(N)
+        self._arc = arcs
+        cdef double[:, ::1] arc_view = arcs
+        self.c.arc = &arc_view[0, 0]
+        with nogil:
+            fill(&self.c)
+        top_state = R.LEFT_TOP
+        score = self._pair_value(R.INT, 0, n, top_state)
+        if not score > -numpy.inf:
+            raise ValueError("no 1-Endpoint-Crossing tree has a finite score")
+        heads = numpy.full(n, -1, dtype=numpy.int32)
+        self._trace(R.INT, 0, n, -1, top_state, score, heads)
+        total = float(given[heads, numpy.arange(1, n + 1)].sum())
+        return total, heads
+
+    def _prepare(self, int N):
+        cdef int a, b
+        self.c.n = N - 1
+        self.c.N = N
+        offset = numpy.zeros(N * N, dtype=numpy.longlong)
+        t = 0
+        for a in range(N):
+            for b in range(a + 1, N):
+                offset[a * N + b] = t
+                t += N - (b - a + 1)
+        self._offset = offset
+        cdef long long[::1] offset_view = offset
+        self.c.offset = &offset_view[0]
+        self.c.n_triples = t
+        if self._pair.size < R.N_STORED_PAIR * N * N * 3:
+            self._pair = numpy.empty(R.N_STORED_PAIR * N * N * 3, dtype=numpy.float64)
+        if self._triple.size < max(1, R.N_STORED_TRIPLE * t * 10):
+            self._triple = numpy.empty(max(1, R.N_STORED_TRIPLE * t * 10), dtype=numpy.float32)
+        cdef double[::1] pair = self._pair
+        cdef float[::1] triple = self._triple
+        self.c.pair = &pair[0]
+        self.c.triple = &triple[0]
+
+    def _pair_value(self, int kind, int a, int b, int s):
+        return self.c.pair[((kind * self.c.N + a) * self.c.N + b) * 3 + s]
+
+    def _trace(self, int kind, int a, int b, int x, int state, double value, heads):
+        """Writes the arcs of the item's best derivation in `state` to heads."""
+        cdef Found found
+        cdef int p, n_found
+        stack = [(kind, a, b, x, state, value)]
+        while stack:
+            kind, a, b, x, state, value = stack.pop()
+            if kind == R.EDGE:
+                h, d = (a, b) if state == R.LEFT_TOP else (b, a)
+                heads[d - 1] = h
+                continue
+            if kind == R.INT0 and b == a + 1:
+                continue            # the base item: no edge
+            n_found = evaluate(&self.c, kind, a, b, x, NULL, state, value, &found)
+            if not n_found:
+                raise RuntimeError(f"1EC chart: no derivation of {R.KIND_NAMES[kind]} "
+                                   f"[{a}, {b}; {x}] in state {state}")
+            for p in range(found.n_parts):
+                stack.append((found.kind[p], found.a[p], found.b[p], found.x[p],
+                              found.state[p], found.value[p]))

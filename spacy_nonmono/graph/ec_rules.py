@@ -1,0 +1,244 @@
+"""The deduction system of the first-order 1-Endpoint-Crossing chart
+(`ec_chart.pyx`), as data: item kinds, their rules, and for each rule the
+table of connectivity states its antecedents combine into.
+
+Pitler, Kannan & Marcus (2013) decompose a 1EC tree into intervals; this is
+our derivation of their idea over undirected edges, with direction and
+acyclicity kept by a generic connectivity state (docs/systems/global.md):
+
+- ``INT [i, j]``: the edges with both ends in [i, j]; nothing from the open
+  interval (i, j) leaves it. ``INT0``: the same without the edge i-j.
+- ``X_T [i, j; x]`` (x outside [i, j]): the edges inside [i, j] and edges
+  from the exterior point x to (i, j). Each x-edge's crossers inside [i, j]
+  all touch: ``N`` none (no crossers), ``NEAR`` the boundary point next to
+  x, ``FAR`` the other one, ``LR`` either (per edge; the edge i-j is outside
+  the item and crosses every x-edge). ``*_PLUS`` adds the optional edge from
+  x to the far boundary point (it crosses nothing inside).
+- ``CHAIN_I``/``CHAIN_IP``/``CHAIN_J``: the alternating chains of crossing
+  edges an ``LR`` item needs where its near- and far-crossed x-edges meet.
+- ``Q [i, p]``: an edge i-k crossed by edges from p (> k) only, with the
+  ``LR`` item under it: the part of ``INT0 [i, j]`` left of p.
+
+A state of an item is, over its boundary points (2 or 3, in position
+order), a partition into connected components plus each component's top: the
+one point with no parent inside the item (its edges point away from it).
+Combining items sharing points is valid when the union stays acyclic and no
+point gets a parent in two of them; a point that stops being a boundary
+point must have its parent inside by then.
+
+Rules are written with x on the left of [i, j] ("oriented"); an item with x
+on the right is computed in mirrored positions (u -> n - u), so each rule has
+a state table per orientation.
+"""
+from itertools import product
+from typing import Dict, List, Optional, Sequence, Tuple
+
+# Item kinds. Stored kinds first, in the order the chart fills those of one
+# [i, j] (each reads only earlier kinds of the same [i, j]).
+INT, INT0, Q = 0, 1, 2                                      # pairs [i, j]
+X_N, X_NEAR, X_FAR, X_N_PLUS, X_NEAR_PLUS, CHAIN_I, CHAIN_IP, CHAIN_J = range(3, 11)
+# Derived kinds, computed when read.
+X_LR, EDGE = 11, 12
+N_STORED_PAIR = 3
+N_STORED_TRIPLE = 8
+KIND_NAMES = ("int", "int0", "q", "x_n", "x_near", "x_far", "x_n_plus", "x_near_plus",
+              "chain_i", "chain_ip", "chain_j", "x_lr", "edge")
+PAIR_KINDS = (INT, INT0, Q, EDGE)
+
+# Symbols of a rule's positions: the item's i, j, x and the split points.
+I, J, X, K, P = 0, 1, 2, 3, 4
+
+
+def states(n_points: int) -> List[frozenset]:
+    """All states over points 0..n_points-1, in a fixed order: partitions
+    (blocks of point indices) with a top per block."""
+    out = []
+    for partition in _partitions(list(range(n_points))):
+        for tops in product(*partition):
+            out.append(frozenset((frozenset(b), t) for b, t in zip(partition, tops)))
+    return out
+
+
+def _partitions(items):
+    if not items:
+        yield []
+        return
+    first, rest = items[0], items[1:]
+    for part in _partitions(rest):
+        yield [[first]] + part
+        for k in range(len(part)):
+            yield part[:k] + [[first] + part[k]] + part[k + 1:]
+
+
+STATES = {1: states(1), 2: states(2), 3: states(3)}
+STATE_INDEX = {k: {s: n for n, s in enumerate(v)} for k, v in STATES.items()}
+N_PAIR_STATES, N_TRIPLE_STATES = len(STATES[2]), len(STATES[3])   # 3, 10
+# Pair states: 0 = separate, 1 = joined with the left point on top, 2 = the right.
+SEPARATE = STATE_INDEX[2][frozenset([(frozenset([0]), 0), (frozenset([1]), 1)])]
+LEFT_TOP = STATE_INDEX[2][frozenset([(frozenset([0, 1]), 0)])]
+RIGHT_TOP = STATE_INDEX[2][frozenset([(frozenset([0, 1]), 1)])]
+
+
+def join(blocks: Sequence[Tuple[frozenset, object]], keep: Sequence[object]) -> Optional[frozenset]:
+    """The state over `keep` of the union of blocks (points named by any
+    hashable), or None where the union has a cycle, a point with two
+    parents, or a dropped point without its parent."""
+    parent: Dict[object, object] = {}
+
+    def find(v):
+        while parent.setdefault(v, v) != v:
+            v = parent[v]
+        return v
+
+    n_parents: Dict[object, int] = {}
+    for points, top in blocks:
+        points = list(points)
+        for p in points:
+            find(p)
+            if p != top:
+                n_parents[p] = n_parents.get(p, 0) + 1
+        for p in points[1:]:
+            a, b = find(points[0]), find(p)
+            if a == b:
+                return None
+            parent[a] = b
+    for p in keep:
+        find(p)
+    if any(c > 1 for c in n_parents.values()):
+        return None
+    if any(p not in keep and n_parents.get(p, 0) != 1 for p in parent):
+        return None
+    groups: Dict[object, list] = {}
+    for p in keep:
+        groups.setdefault(find(p), []).append(p)
+    return frozenset((frozenset(g), next(p for p in g if not n_parents.get(p, 0)))
+                     for g in groups.values())
+
+
+class Rule:
+    """One way to build an item: split points ranging between positions,
+    antecedents (kind, a, b, x) over symbols, and per orientation the valid
+    combinations of the antecedents' states with the consequent's state."""
+
+    def __init__(self, kind: int, splits: Sequence[Tuple[int, int, int, int]],
+                 parts: Sequence[Tuple[int, Tuple[int, int], Tuple[int, int], Optional[int]]]):
+        self.kind = kind
+        self.splits = list(splits)    # (lo symbol, lo offset, hi symbol, hi offset), inclusive
+        self.parts = list(parts)      # (kind, (sym, off) a, (sym, off) b, x symbol or None)
+        self.combos = [self._combos(mirrored) for mirrored in (False, True)]
+
+    def _combos(self, mirrored: bool) -> List[Tuple[int, ...]]:
+        # Symbolic positions, oriented: x < i < (i+1) <= k, p < j (with the
+        # order the splits imply); only the relative order matters.
+        order = {(X, 0): -1, (I, 0): 0, (I, 1): 0.5, (J, 0): 10}
+        split_rank = {K: 5, P: 5}
+        for s, (lo, lo_off, hi, hi_off) in enumerate(self.splits):
+            sym = (K, P)[s]
+            if s == 1 and lo == K:
+                split_rank[P] = 7       # p after k
+            elif s == 1 and hi == K:
+                split_rank[P] = 3       # p before k
+            order[(sym, 0)] = split_rank[sym]
+        sign = -1 if mirrored else 1
+
+        def pos(point):
+            return sign * order[point]
+
+        consequent = [(I, 0), (J, 0)] + ([(X, 0)] if self.kind >= X_N else [])
+        keep = sorted(consequent, key=pos)
+        part_points = []
+        for kind, a, b, x in self.parts:
+            pts = [a, b] + ([(x, 0)] if x is not None else [])
+            part_points.append(sorted(pts, key=pos))
+        combos = []
+        for choice in product(*(range(len(STATES[len(pts)])) for pts in part_points)):
+            blocks = []
+            for pts, s in zip(part_points, choice):
+                for block, top in STATES[len(pts)][s]:
+                    blocks.append((frozenset(pts[v] for v in block), pts[top]))
+            state = join(blocks, keep)
+            if state is not None:
+                index = {p: n for n, p in enumerate(keep)}
+                local = frozenset((frozenset(index[p] for p in b), index[t]) for b, t in state)
+                combos.append(choice + (STATE_INDEX[len(keep)][local],))
+        return combos
+
+
+def _rules() -> List[Rule]:
+    a = lambda sym, off=0: (sym, off)       # noqa: E731
+    between_ij = (I, 1, J, -1)              # i < k < j
+    rules = [
+        # INT0 [i, j]: i has no neighbour inside: [i+1, j].
+        Rule(INT0, [], [(INT, a(I, 1), a(J), None)]),
+        # k = i's farthest neighbour inside; i-k crossed by nothing,
+        Rule(INT0, [between_ij], [(EDGE, a(I), a(K), None), (INT0, a(I), a(K), None),
+                                  (INT, a(K), a(J), None)]),
+        # crossed by edges from p in (k, j] into (i, k) ("C1"), k-edges into (p, j]
+        Rule(INT0, [between_ij, (K, 1, J, -1)],
+             [(EDGE, a(I), a(K), None), (X_NEAR, a(I), a(K), P), (INT, a(K), a(P), None),
+              (X_NEAR_PLUS, a(P), a(J), K)]),
+        Rule(INT0, [between_ij], [(EDGE, a(I), a(K), None), (X_NEAR, a(I), a(K), J),
+                                  (INT, a(K), a(J), None)]),
+        # or none (Q: the edge i-k with the LR item under it),
+        Rule(INT0, [(I, 2, J, -1)], [(Q, a(I), a(K), None), (INT, a(K), a(J), None)]),
+        Rule(INT0, [], [(Q, a(I), a(J), None)]),
+        # crossed by edges from p in (i, k) into (k, j] ("C2"), all crossing at i or at k.
+        Rule(INT0, [between_ij, (I, 1, K, -1)],
+             [(EDGE, a(I), a(K), None), (INT, a(I), a(P), None), (X_NEAR, a(P), a(K), I),
+              (X_N_PLUS, a(K), a(J), P)]),
+        Rule(INT0, [between_ij, (I, 1, K, -1)],
+             [(EDGE, a(I), a(K), None), (X_NEAR, a(I), a(P), K), (INT, a(P), a(K), None),
+              (X_NEAR_PLUS, a(K), a(J), P)]),
+        # INT: with or without the edge i-j.
+        Rule(INT, [], [(INT0, a(I), a(J), None)]),
+        Rule(INT, [], [(EDGE, a(I), a(J), None), (INT0, a(I), a(J), None)]),
+        # Q [i, p] (the split is k): i-k, LR [i, k; p], [k, p].
+        Rule(Q, [between_ij], [(EDGE, a(I), a(K), None), (X_LR, a(I), a(K), J),
+                               (INT, a(K), a(J), None)]),
+        # X_N: no x-edge, or k = the x-target farthest from x.
+        Rule(X_N, [], [(INT, a(I), a(J), None)]),
+        Rule(X_N, [between_ij], [(EDGE, a(X), a(K), None), (X_N, a(I), a(K), X),
+                                 (INT, a(K), a(J), None)]),
+        # X_NEAR: k the farthest x-target; i-edges over k crossed at x, or x-k alone.
+        Rule(X_NEAR, [], [(INT, a(I), a(J), None)]),
+        Rule(X_NEAR, [between_ij], [(EDGE, a(X), a(K), None), (X_NEAR, a(I), a(K), X),
+                                    (X_N_PLUS, a(K), a(J), I)]),
+        Rule(X_NEAR, [between_ij], [(EDGE, a(X), a(K), None), (INT, a(I), a(K), None),
+                                    (X_NEAR_PLUS, a(K), a(J), I)]),
+        # X_FAR: k the nearest x-target; j-edges over k crossed at x, or x-k alone.
+        Rule(X_FAR, [], [(INT, a(I), a(J), None)]),
+        Rule(X_FAR, [between_ij], [(EDGE, a(X), a(K), None), (X_N_PLUS, a(I), a(K), J),
+                                   (X_FAR, a(K), a(J), X)]),
+        Rule(X_FAR, [between_ij], [(EDGE, a(X), a(K), None), (X_NEAR_PLUS, a(I), a(K), J),
+                                   (INT, a(K), a(J), None)]),
+        # X_LR: all near, all far, or near-crossed x-edges left of far-crossed
+        # ones, joined by a chain ending at k.
+        Rule(X_LR, [], [(X_NEAR, a(I), a(J), X)]),
+        Rule(X_LR, [], [(X_FAR, a(I), a(J), X)]),
+        Rule(X_LR, [between_ij], [(CHAIN_I, a(I), a(K), X), (X_FAR, a(K), a(J), X)]),
+        Rule(X_LR, [between_ij], [(X_NEAR_PLUS, a(I), a(K), X), (CHAIN_J, a(K), a(J), X)]),
+        # CHAIN_I [i, j; x]: the edge i-j over near-crossed x-edges, or x-k
+        # crossed by an edge from i (CHAIN_IP [k, j; i]).
+        Rule(CHAIN_I, [], [(EDGE, a(I), a(J), None), (X_NEAR_PLUS, a(I), a(J), X)]),
+        Rule(CHAIN_I, [between_ij], [(EDGE, a(X), a(K), None), (INT, a(I), a(K), None),
+                                     (CHAIN_IP, a(K), a(J), I)]),
+        Rule(CHAIN_IP, [between_ij], [(EDGE, a(X), a(K), None), (INT, a(I), a(K), None),
+                                      (CHAIN_I, a(K), a(J), I)]),
+        # CHAIN_J [i, j; x]: the edge i-j over far-crossed x-edges, or x-k with
+        # a chain from j on [i, k].
+        Rule(CHAIN_J, [], [(EDGE, a(I), a(J), None), (X_FAR, a(I), a(J), X)]),
+        Rule(CHAIN_J, [between_ij], [(EDGE, a(X), a(K), None), (INT, a(K), a(J), None),
+                                     (CHAIN_IP, a(I), a(K), J)]),
+        # *_PLUS: the optional edge from x to the far boundary point j.
+        Rule(X_N_PLUS, [], [(X_N, a(I), a(J), X)]),
+        Rule(X_N_PLUS, [], [(EDGE, a(X), a(J), None), (X_N, a(I), a(J), X)]),
+        Rule(X_NEAR_PLUS, [], [(X_NEAR, a(I), a(J), X)]),
+        Rule(X_NEAR_PLUS, [], [(EDGE, a(X), a(J), None), (X_NEAR, a(I), a(J), X)]),
+    ]
+    return rules
+
+
+RULES = _rules()
+RULES_BY_KIND: Dict[int, List[Rule]] = {}
+for _rule in RULES:
+    RULES_BY_KIND.setdefault(_rule.kind, []).append(_rule)

@@ -1,0 +1,183 @@
+"""The first-order 1-Endpoint-Crossing chart (`graph/ec_chart.pyx`) and the
+structure `1ec_arcs` against brute force: the reference enumerates every
+tree with one root arc and keeps the 1EC ones by the definition written out
+over sets (`reference_is_1ec`)."""
+import random
+from functools import lru_cache
+
+import numpy
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from conftest import random_heads, scaled
+from reference_mst import all_trees, n_roots
+from spacy_nonmono.graph import is_one_endpoint_crossing, is_projective
+from spacy_nonmono.graph.ec_chart import EcChart
+from spacy_nonmono.registry import get_structure
+from test_one_endpoint_crossing import reference_is_1ec
+
+CHART = EcChart()
+
+
+@lru_cache(maxsize=None)
+def one_ec_trees(n: int) -> numpy.ndarray:
+    """Every 1EC tree over n words with one root arc, (T, n) 1-based heads."""
+    return numpy.array([h for h in all_trees(n) if n_roots(h) == 1 and reference_is_1ec(h)],
+                       dtype=numpy.int64)
+
+
+def brute_force(scores: numpy.ndarray, n: int, cost=None):
+    """The best score (+ cost) over the 1EC trees, and every tree reaching it."""
+    trees = one_ec_trees(n)
+    totals = scores[trees, numpy.arange(1, n + 1)[None, :]].sum(axis=1)
+    if cost is not None:
+        totals = totals + cost[trees, numpy.arange(1, n + 1)[None, :]].sum(axis=1)
+    best = totals.max()
+    return best, trees[numpy.isclose(totals, best, rtol=0, atol=1e-9)]
+
+
+def random_scores(rng, n: int, ties: bool) -> numpy.ndarray:
+    if ties:
+        return rng.integers(-2, 3, (n + 1, n + 1)).astype(numpy.float64)
+    return rng.standard_normal((n + 1, n + 1))
+
+
+def assert_1ec_tree(heads, n: int):
+    heads = list(map(int, heads))
+    assert len(heads) == n and heads.count(0) == 1
+    assert all(0 <= h <= n and h != d for d, h in enumerate(heads, start=1))
+    assert n_roots(heads) == 1 and is_one_endpoint_crossing(heads), heads
+
+
+def test_reference_counts():
+    # Every tree of up to 4 words is 1EC; 5 words is the first with others.
+    assert [len(one_ec_trees(n)) for n in range(1, 6)] == [1, 2, 9, 64, 545]
+
+
+@pytest.mark.parametrize("ties", [False, True])
+@pytest.mark.parametrize("n", [1, 2, 3, 4, 5, 6])
+def test_best_score_equals_brute_force(n, ties):
+    rng = numpy.random.default_rng(n * 2 + ties)
+    for _ in range(scaled(40)):
+        scores = random_scores(rng, n, ties)
+        want, argmaxes = brute_force(scores, n)
+        score, heads = CHART.decode(scores)
+        assert score == pytest.approx(want, abs=1e-9)
+        assert_1ec_tree(heads, n)
+        assert any((heads == tree).all() for tree in argmaxes)
+
+
+def test_seven_words_against_brute_force():
+    rng = numpy.random.default_rng(7)
+    for _ in range(scaled(5)):
+        scores = rng.standard_normal((8, 8))
+        want, _ = brute_force(scores, 7)
+        score, heads = CHART.decode(scores)
+        assert score == pytest.approx(want, abs=1e-9)
+        assert_1ec_tree(heads, 7)
+
+
+@pytest.mark.parametrize("n", [5, 6])
+def test_every_1ec_tree_is_found(n):
+    """Exactly the 1EC trees: each one, favoured by the scores, is the chart's
+    best tree (the trees that are not 1EC are the next test's)."""
+    for tree in one_ec_trees(n):
+        scores = numpy.zeros((n + 1, n + 1))
+        scores[tree, numpy.arange(1, n + 1)] = 1.0
+        assert (CHART.decode(scores)[1] == tree).all(), tree
+
+
+@pytest.mark.parametrize("n", [5, 6])
+def test_trees_that_are_not_1ec_are_never_returned(n):
+    for heads in all_trees(n):
+        if n_roots(heads) != 1 or reference_is_1ec(heads):
+            continue
+        scores = numpy.zeros((n + 1, n + 1))
+        scores[heads, numpy.arange(1, n + 1)] = 1.0
+        score, best = CHART.decode(scores)
+        assert_1ec_tree(best, n)
+        assert score == brute_force(scores, n)[0] < n
+
+
+@settings(max_examples=scaled(60), deadline=None)
+@given(seed=st.integers(0, 10**6), n=st.integers(5, 16))
+def test_random_1ec_trees_are_found(seed, n):
+    """Longer random trees: a 1EC gold tree is recovered; any other one gives
+    a 1EC tree with one root."""
+    heads = random_heads(random.Random(seed), n, projective=False)
+    if n_roots(heads) != 1:
+        return
+    scores = numpy.random.default_rng(seed).random((n + 1, n + 1)) * 0.1
+    scores[heads, numpy.arange(1, n + 1)] += 1.0
+    score, best = CHART.decode(scores)
+    assert_1ec_tree(best, n)
+    if is_one_endpoint_crossing(heads):
+        assert list(best) == heads
+
+
+@settings(max_examples=scaled(40), deadline=None)
+@given(seed=st.integers(0, 10**6), n=st.integers(2, 18))
+def test_between_projective_and_any_tree(seed, n):
+    """Projective trees are 1EC and 1EC trees are trees: the best 1EC score
+    lies between the best projective one (`mh3_arcs`) and MST's."""
+    rng = numpy.random.default_rng(seed)
+    arcs = rng.standard_normal((n + 2, n + 2, 1)).astype(numpy.float32)
+    ec = get_structure("1ec_arcs")().decode({"arc": arcs})
+    projective = get_structure("mh3_arcs")().decode({"arc": arcs})
+    spanning = get_structure("mst")().decode({"arc": arcs})
+    assert projective[0] - 1e-4 <= ec[0] <= spanning[0] + 1e-4
+    assert_1ec_tree(ec[2], n)
+    assert is_projective(list(map(int, projective[2])))
+
+
+@pytest.mark.parametrize("cost_weight", [1.0, -1.0e4])
+def test_cost_augmented_decoding_equals_brute_force(cost_weight):
+    structure = get_structure("1ec_arcs")()
+    rng = numpy.random.default_rng(3)
+    for n in (3, 5, 6):
+        for _ in range(scaled(10)):
+            arcs = rng.standard_normal((n + 2, n + 2, 1)).astype(numpy.float32)
+            gold = [int(h) for h in rng.choice(one_ec_trees(n) if n < 6 else
+                                               [t for t in all_trees(n) if n_roots(t) == 1])]
+            cost = numpy.full((n + 1, n + 1), cost_weight)
+            cost[gold, numpy.arange(1, n + 1)] = 0.0
+            want, _ = brute_force(arcs[:-1, :-1, 0].astype(numpy.float64), n, cost)
+            score, n_wrong, heads, derivation = structure.decode({"arc": arcs}, gold, cost_weight)
+            assert score + cost_weight * n_wrong == pytest.approx(want, abs=1e-4)
+            assert n_wrong == sum(h != g for h, g in zip(heads, gold))
+            assert score == pytest.approx(float(arcs[heads, numpy.arange(1, n + 1), 0].sum()),
+                                          abs=1e-4)
+            assert derivation is None
+            if cost_weight < 0 and reference_is_1ec(gold):
+                assert list(heads) == gold
+
+
+def test_forbidden_arcs_and_errors():
+    scores = numpy.random.default_rng(0).standard_normal((6, 6))
+    scores[0, 2:] = -numpy.inf            # the root takes word 1
+    assert CHART.decode(scores)[1][0] == 0
+    with pytest.raises(ValueError, match=r"\(n\+1, n\+1\)"):
+        CHART.decode(numpy.zeros((3, 4)))
+    with pytest.raises(ValueError, match="NaN"):
+        CHART.decode(numpy.full((4, 4), numpy.nan))
+    bad = numpy.zeros((4, 4))
+    bad[:, 2] = -numpy.inf
+    with pytest.raises(ValueError, match="finite"):
+        CHART.decode(bad)
+
+
+def test_buffers_are_reused_and_the_structure_pickles():
+    import pickle
+
+    chart = EcChart()
+    chart.decode(numpy.zeros((21, 21)))
+    size = chart.buffer_bytes
+    chart.decode(numpy.zeros((11, 11)))
+    assert chart.buffer_bytes == size
+    structure = get_structure("1ec_arcs")()
+    arcs = numpy.random.default_rng(1).standard_normal((9, 9, 1)).astype(numpy.float32)
+    first = structure.decode({"arc": arcs})
+    again = pickle.loads(pickle.dumps(structure)).decode({"arc": arcs})
+    assert first[0] == again[0] and (first[2] == again[2]).all()
+    assert structure.max_length == 80
