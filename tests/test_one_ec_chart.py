@@ -181,3 +181,18 @@ def test_buffers_are_reused_and_the_structure_pickles():
     again = pickle.loads(pickle.dumps(structure)).decode({"arc": arcs})
     assert first[0] == again[0] and (first[2] == again[2]).all()
     assert structure.max_length == 80
+
+
+def test_kinds_left_out_for_x_on_the_left_are_never_read_so():
+    """The chart skips RIGHT_ONLY kinds (and never stores X_LR) for x left of
+    [i, j]: every rule reads them with its own exterior point, from an item
+    of the same orientation, and Q (x = its right end) is where they start."""
+    from spacy_nonmono.graph import ec_rules as R
+
+    for rule in R.RULES:
+        for kind, a, b, x in rule.parts:
+            if kind in R.RIGHT_ONLY + (R.X_LR,):
+                if rule.kind == R.Q:
+                    assert kind == R.X_LR and x == R.J and b[0] == R.K
+                else:
+                    assert rule.kind in R.RIGHT_ONLY + (R.X_LR,) and x == R.X

@@ -11,8 +11,9 @@ which gives the same float64 sums in the same order).
 
 Time O(n^4) (items [i, j; x] with one split point, and the C1 rule of
 [i, j] with two), memory O(n^3): eight stored kinds of 3-point items with
-ten states each, float32 (sums are float64; pair items are float64). At 100
-words: about 6 s and 107 MB (docs/results/one_ec/README.md), hence the
+ten states each (two kinds only for x right of [i, j], where they are read),
+float32 (values are summed in float64, stored in float32). At 100
+words: about 3.2 s and 94 MB (docs/results/one_ec/README.md), hence the
 length guard of `1ec_arcs`. An ``EcChart`` keeps its buffers and grows them
 only for a longer sentence.
 """
@@ -40,18 +41,22 @@ cdef struct RuleC:
     int split[2][4]             # lo symbol, lo offset, hi symbol, hi offset
     int n_parts
     int part[MAX_PARTS][6]      # kind, a symbol, a offset, b symbol, b offset, x symbol (-1: none)
-    int* combos[2]              # per orientation: n_combos rows of n_parts states + the result
-    int n_combos[2]
+    int* combos[2]              # per orientation: n_combos rows of n_parts states + the result,
+    int n_combos[2]             # sorted by the first antecedent's state:
+    int first[2][MAX_STATES + 1]    # its rows for state s: first[o][s] .. first[o][s + 1]
+    int n_first_states
 
 
 cdef struct ChartC:
     int n                       # positions 0..n
     int N                       # n + 1
     const double* arc           # [head * N + dep]
-    double* pair                # [(kind * N + a) * N + b) * 3 + s], kinds INT, INT0, Q
-    float* triple               # [((kind - X_N) * n_triples + t) * 10 + s]
+    float* pair                 # [(kind * N + a) * N + b) * 3 + s], kinds INT, INT0, Q
+    float* triple               # [(kind_base[kind] + t) * 10 + s], t = the triple's index
     long long* offset           # first triple index of (a, b): offset[a * N + b]
-    long long n_triples
+    long long* offset_right     # the same counting only x > b (RIGHT_ONLY kinds)
+    long long kind_base[16]
+    int kind_right[16]
     RuleC* rules
     int n_rules
     int* first_rule             # rules of kind k: first_rule[k] .. first_rule[k + 1]
@@ -69,9 +74,12 @@ cdef struct Found:
     double value[MAX_PARTS]
 
 
-cdef inline long long triple_index(const ChartC* c, int a, int b, int x) noexcept nogil:
+cdef inline float* triple_slot(const ChartC* c, int kind, int a, int b, int x) noexcept nogil:
+    """The ten states of item (kind, a, b, x) of a stored kind of triples."""
+    if c.kind_right[kind]:
+        return &c.triple[(c.kind_base[kind] + c.offset_right[a * c.N + b] + x - b - 1) * 10]
     cdef int xi = x if x < a else x - (b - a + 1)
-    return c.offset[a * c.N + b] + xi
+    return &c.triple[(c.kind_base[kind] + c.offset[a * c.N + b] + xi) * 10]
 
 
 cdef int evaluate(const ChartC* c, int kind, int i, int j, int x, double* best,
@@ -81,19 +89,20 @@ cdef int evaluate(const ChartC* c, int kind, int i, int j, int x, double* best,
     stop at the first candidate giving find_state with find_value, write its
     antecedents to found; returns 1 if one was found."""
     cdef int mirrored = 0, r, p, s, k1, k2, lo, hi, lo2, hi2, n_split, n_parts, row
+    cdef int rows_lo, rows_hi
     cdef int sym[5]
     cdef int pa[MAX_PARTS]
     cdef int pb[MAX_PARTS]
     cdef int px[MAX_PARTS]
-    cdef double vec[MAX_PARTS][MAX_STATES]
-    cdef const double* pv[MAX_PARTS]
+    cdef float vec[MAX_PARTS][MAX_STATES]
+    cdef const float* pv[MAX_PARTS]
     cdef const int* combo
-    cdef const double* v0
-    cdef const double* v1
-    cdef const double* v2
-    cdef const double* v3
+    cdef const float* v0
+    cdef const float* v1
+    cdef const float* v2
+    cdef const float* v3
     cdef const RuleC* rule
-    cdef double v
+    cdef double v, a0
     cdef int n_states = c.n_states_of[kind]
     if find_state < 0:
         for s in range(n_states):
@@ -133,31 +142,39 @@ cdef int evaluate(const ChartC* c, int kind, int i, int j, int x, double* best,
                 v2 = pv[2] if n_parts > 2 else NULL
                 v3 = pv[3] if n_parts > 3 else NULL
                 if find_state < 0:
-                    # The hot loop, one version per number of antecedents.
-                    if n_parts == 1:
-                        for row in range(rule.n_combos[mirrored]):
-                            v = v0[combo[0]]
-                            if v > best[combo[1]]:
-                                best[combo[1]] = v
-                            combo += 2
-                    elif n_parts == 2:
-                        for row in range(rule.n_combos[mirrored]):
-                            v = v0[combo[0]] + v1[combo[1]]
-                            if v > best[combo[2]]:
-                                best[combo[2]] = v
-                            combo += 3
-                    elif n_parts == 3:
-                        for row in range(rule.n_combos[mirrored]):
-                            v = v0[combo[0]] + v1[combo[1]] + v2[combo[2]]
-                            if v > best[combo[3]]:
-                                best[combo[3]] = v
-                            combo += 4
-                    else:
-                        for row in range(rule.n_combos[mirrored]):
-                            v = v0[combo[0]] + v1[combo[1]] + v2[combo[2]] + v3[combo[3]]
-                            if v > best[combo[4]]:
-                                best[combo[4]] = v
-                            combo += 5
+                    # The hot loop: rows grouped by the first antecedent's
+                    # state (skipped where it is -inf), one version per
+                    # number of antecedents.
+                    for s in range(rule.n_first_states):
+                        a0 = v0[s]
+                        if a0 == -INFINITY:
+                            continue
+                        rows_lo = rule.first[mirrored][s]
+                        rows_hi = rule.first[mirrored][s + 1]
+                        combo = rule.combos[mirrored] + rows_lo * (n_parts + 1)
+                        if n_parts == 1:
+                            for row in range(rows_lo, rows_hi):
+                                if a0 > best[combo[1]]:
+                                    best[combo[1]] = a0
+                                combo += 2
+                        elif n_parts == 2:
+                            for row in range(rows_lo, rows_hi):
+                                v = a0 + v1[combo[1]]
+                                if v > best[combo[2]]:
+                                    best[combo[2]] = v
+                                combo += 3
+                        elif n_parts == 3:
+                            for row in range(rows_lo, rows_hi):
+                                v = a0 + v1[combo[1]] + v2[combo[2]]
+                                if v > best[combo[3]]:
+                                    best[combo[3]] = v
+                                combo += 4
+                        else:
+                            for row in range(rows_lo, rows_hi):
+                                v = a0 + v1[combo[1]] + v2[combo[2]] + v3[combo[3]]
+                                if v > best[combo[4]]:
+                                    best[combo[4]] = v
+                                combo += 5
                     continue
                 for row in range(rule.n_combos[mirrored]):
                     v = 0.0
@@ -179,12 +196,12 @@ cdef int evaluate(const ChartC* c, int kind, int i, int j, int x, double* best,
 
 
 cdef int fetch_parts(const ChartC* c, const RuleC* rule, const int* sym, int mirrored,
-                     int* pa, int* pb, int* px, double (*vec)[MAX_STATES],
-                     const double** pv) noexcept nogil:
+                     int* pa, int* pb, int* px, float (*vec)[MAX_STATES],
+                     const float** pv) noexcept nogil:
     """The state vectors of the rule's antecedents at these split points;
     0 if one of them has no finite state (the rule gives nothing)."""
     cdef int p, kind, a, b, x, t, s, any_finite
-    cdef const float* src
+    cdef double derived[MAX_STATES]
     for p in range(rule.n_parts):
         kind = rule.part[p][0]
         a = sym[rule.part[p][1]] + rule.part[p][2]
@@ -208,12 +225,11 @@ cdef int fetch_parts(const ChartC* c, const RuleC* rule, const int* sym, int mir
         elif kind < N_PAIR_STORED:
             pv[p] = &c.pair[((kind * c.N + a) * c.N + b) * 3]
         elif kind < K_X_N + N_TRIPLE_STORED:
-            src = &c.triple[((kind - K_X_N) * c.n_triples + triple_index(c, a, b, x)) * 10]
-            for s in range(10):
-                vec[p][s] = src[s]
-            pv[p] = vec[p]
+            pv[p] = triple_slot(c, kind, a, b, x)
         else:
-            evaluate(c, kind, a, b, x, vec[p], -1, 0.0, NULL)
+            evaluate(c, kind, a, b, x, derived, -1, 0.0, NULL)
+            for s in range(c.n_states_of[kind]):
+                vec[p][s] = <float>derived[s]
             pv[p] = vec[p]
         any_finite = 0
         for s in range(c.n_states_of[kind]):
@@ -225,9 +241,17 @@ cdef int fetch_parts(const ChartC* c, const RuleC* rule, const int* sym, int mir
     return 1
 
 
+cdef void store_pair(ChartC* c, int kind, int i, int j, double* tmp) noexcept nogil:
+    cdef int s
+    cdef float* out = &c.pair[((kind * c.N + i) * c.N + j) * 3]
+    evaluate(c, kind, i, j, -1, tmp, -1, 0.0, NULL)
+    for s in range(3):
+        out[s] = <float>tmp[s]
+
+
 cdef void fill(ChartC* c) noexcept nogil:
     cdef int d, i, j, x, kind, s
-    cdef double* dst
+    cdef float* dst
     cdef double tmp[MAX_STATES]
     cdef float* out
     cdef int N = c.N
@@ -243,17 +267,17 @@ cdef void fill(ChartC* c) noexcept nogil:
                 for s in range(3):
                     dst[s] = -INFINITY
             else:
-                evaluate(c, K_Q, i, j, -1, &c.pair[((K_Q * N + i) * N + j) * 3], -1, 0.0, NULL)
-                evaluate(c, K_INT0, i, j, -1, &c.pair[((K_INT0 * N + i) * N + j) * 3],
-                         -1, 0.0, NULL)
-            evaluate(c, K_INT, i, j, -1, &c.pair[((K_INT * N + i) * N + j) * 3], -1, 0.0, NULL)
+                store_pair(c, K_Q, i, j, tmp)
+                store_pair(c, K_INT0, i, j, tmp)
+            store_pair(c, K_INT, i, j, tmp)
             for x in range(N):
                 if i <= x <= j:
                     continue
                 for kind in range(K_X_N, K_X_N + N_TRIPLE_STORED):
+                    if x < i and c.kind_right[kind]:
+                        continue
                     evaluate(c, kind, i, j, x, tmp, -1, 0.0, NULL)
-                    out = &c.triple[((kind - K_X_N) * c.n_triples
-                                     + triple_index(c, i, j, x)) * 10]
+                    out = triple_slot(c, kind, i, j, x)
                     for s in range(10):
                         out[s] = <float>tmp[s]
 
@@ -309,6 +333,13 @@ cdef class EcChart:
                 self._combos.append(table)
                 self._rules[r].combos[o] = int_data(table.reshape(-1)) if table.size else NULL
                 self._rules[r].n_combos[o] = table.shape[0]
+                n_first = R.N_PAIR_STATES if rule.parts[0][0] in R.PAIR_KINDS \
+                    else R.N_TRIPLE_STATES
+                self._rules[r].n_first_states = n_first
+                column = table[:, 0] if table.size else numpy.zeros(0, dtype=numpy.int32)
+                assert (numpy.diff(column) >= 0).all()
+                for state in range(n_first + 1):
+                    self._rules[r].first[o][state] = int(numpy.searchsorted(column, state))
         self._first = numpy.asarray(first, dtype=numpy.int32)
         n_states = [R.N_PAIR_STATES if k in R.PAIR_KINDS else R.N_TRIPLE_STATES
                     for k in range(len(R.KIND_NAMES))]
@@ -378,20 +409,29 @@ cdef class EcChart:
         self.c.n = N - 1
         self.c.N = N
         offset = numpy.zeros(N * N, dtype=numpy.longlong)
-        t = 0
+        offset_right = numpy.zeros(N * N, dtype=numpy.longlong)
+        t = t_right = 0
         for a in range(N):
             for b in range(a + 1, N):
                 offset[a * N + b] = t
+                offset_right[a * N + b] = t_right
                 t += N - (b - a + 1)
-        self._offset = offset
+                t_right += N - 1 - b
+        self._offset = (offset, offset_right)
         cdef long long[::1] offset_view = offset
+        cdef long long[::1] offset_right_view = offset_right
         self.c.offset = &offset_view[0]
-        self.c.n_triples = t
+        self.c.offset_right = &offset_right_view[0]
+        size = 0
+        for kind in range(R.X_N, R.X_N + R.N_STORED_TRIPLE):
+            self.c.kind_base[kind] = size
+            self.c.kind_right[kind] = kind in R.RIGHT_ONLY
+            size += t_right if kind in R.RIGHT_ONLY else t
         if self._pair.size < R.N_STORED_PAIR * N * N * 3:
-            self._pair = numpy.empty(R.N_STORED_PAIR * N * N * 3, dtype=numpy.float64)
-        if self._triple.size < max(1, R.N_STORED_TRIPLE * t * 10):
-            self._triple = numpy.empty(max(1, R.N_STORED_TRIPLE * t * 10), dtype=numpy.float32)
-        cdef double[::1] pair = self._pair
+            self._pair = numpy.empty(R.N_STORED_PAIR * N * N * 3, dtype=numpy.float32)
+        if self._triple.size < max(1, size * 10):
+            self._triple = numpy.empty(max(1, size * 10), dtype=numpy.float32)
+        cdef float[::1] pair = self._pair
         cdef float[::1] triple = self._triple
         self.c.pair = &pair[0]
         self.c.triple = &triple[0]

@@ -41,6 +41,9 @@ X_N, X_NEAR, X_FAR, X_N_PLUS, X_NEAR_PLUS, CHAIN_I, CHAIN_IP, CHAIN_J = range(3,
 X_LR, EDGE = 11, 12
 N_STORED_PAIR = 3
 N_STORED_TRIPLE = 8
+# Read only with x right of [i, j]: X_LR (under Q) and what it reads of the
+# same orientation. The chart leaves them out for x on the left.
+RIGHT_ONLY = (X_FAR, CHAIN_J)
 KIND_NAMES = ("int", "int0", "q", "x_n", "x_near", "x_far", "x_n_plus", "x_near_plus",
               "chain_i", "chain_ip", "chain_j", "x_lr", "edge")
 PAIR_KINDS = (INT, INT0, Q, EDGE)
