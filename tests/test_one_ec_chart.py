@@ -149,6 +149,9 @@ def test_cost_augmented_decoding_equals_brute_force(cost_weight):
             assert score == pytest.approx(float(arcs[heads, numpy.arange(1, n + 1), 0].sum()),
                                           abs=1e-4)
             assert derivation is None
+            # With GOLD_WEIGHT a gold tree the chart covers is returned
+            # without decoding; the others go through the chart.
+            assert structure.contains(gold) == reference_is_1ec(gold)
             if cost_weight < 0 and reference_is_1ec(gold):
                 assert list(heads) == gold
 
@@ -196,3 +199,38 @@ def test_kinds_left_out_for_x_on_the_left_are_never_read_so():
                     assert kind == R.X_LR and x == R.J and b[0] == R.K
                 else:
                     assert rule.kind in R.RIGHT_ONLY + (R.X_LR,) and x == R.X
+
+
+def test_rows_left_out_read_states_the_chart_never_reaches():
+    """The chart leaves out the rows that read a state `possible_states`
+    says an antecedent never has. With every row kept, every finite state
+    of every stored item is one it says is possible, and both charts find
+    the same tree and score; the chains do lose states."""
+    from spacy_nonmono.graph import ec_rules as R
+
+    possible = R.possible_states(R.RULES)
+    full, pruned = EcChart(prune=False), EcChart()
+    n = 9
+    for seed in range(3):
+        arcs = numpy.random.default_rng(seed).normal(size=(n + 1, n + 1))
+        score, heads = pruned.decode(arcs)
+        full_score, full_heads = full.decode(arcs)
+        assert score == full_score and (heads == full_heads).all()
+        seen = {}
+        for a in range(n + 1):
+            for b in range(a + 1, n + 1):
+                for kind in range(R.N_STORED_PAIR):
+                    seen.setdefault((kind, 0), set()).update(
+                        s for s, v in enumerate(full.item_values(kind, a, b)) if v > -numpy.inf)
+                for kind in range(R.X_N, R.X_N + R.N_STORED_TRIPLE):
+                    for x in [*range(a), *range(b + 1, n + 1)]:
+                        if x < a and kind in R.RIGHT_ONLY:
+                            continue
+                        values = full.item_values(kind, a, b, x)
+                        seen.setdefault((kind, int(x > b)), set()).update(
+                            s for s, v in enumerate(values) if v > -numpy.inf)
+        for key, states in seen.items():
+            assert states <= possible[key], (R.KIND_NAMES[key[0]], key[1])
+    assert len(possible[R.CHAIN_I, 0]) < R.N_TRIPLE_STATES
+    assert sum(len(r.combos[0]) for r in R.RULES) < sum(
+        len(r.combos[0]) for r in R.unpruned_rules())

@@ -41,6 +41,7 @@ cdef struct RuleC:
     int split[2][4]             # lo symbol, lo offset, hi symbol, hi offset
     int n_parts
     int part[MAX_PARTS][6]      # kind, a symbol, a offset, b symbol, b offset, x symbol (-1: none)
+    int moves[MAX_PARTS]        # whether the part reads the consequent's x
     int* combos[2]              # per orientation: n_combos rows of n_parts states + the result,
     int n_combos[2]             # sorted by the first antecedent's state:
     int first[2][MAX_STATES + 1]    # its rows for state s: first[o][s] .. first[o][s + 1]
@@ -82,14 +83,136 @@ cdef inline float* triple_slot(const ChartC* c, int kind, int a, int b, int x) n
     return &c.triple[(c.kind_base[kind] + c.offset[a * c.N + b] + xi) * 10]
 
 
+cdef inline void apply_rows(const RuleC* rule, int mirrored, const float** pv,
+                            double* best) noexcept nogil:
+    """The hot loop: best[s] = max(best[s], the rule's candidates of state s
+    from the antecedents' state vectors pv). Rows are grouped by the first
+    antecedent's state (skipped where it is -inf), one version per number of
+    antecedents."""
+    cdef int s, row, rows_lo, rows_hi
+    cdef int n_parts = rule.n_parts
+    cdef const int* combo
+    cdef const float* v0 = pv[0]
+    cdef const float* v1 = pv[1] if n_parts > 1 else NULL
+    cdef const float* v2 = pv[2] if n_parts > 2 else NULL
+    cdef const float* v3 = pv[3] if n_parts > 3 else NULL
+    cdef double v, a0
+    for s in range(rule.n_first_states):
+        a0 = v0[s]
+        if a0 == -INFINITY:
+            continue
+        rows_lo = rule.first[mirrored][s]
+        rows_hi = rule.first[mirrored][s + 1]
+        combo = rule.combos[mirrored] + rows_lo * (n_parts + 1)
+        if n_parts == 1:
+            for row in range(rows_lo, rows_hi):
+                if a0 > best[combo[1]]:
+                    best[combo[1]] = a0
+                combo += 2
+        elif n_parts == 2:
+            for row in range(rows_lo, rows_hi):
+                v = a0 + v1[combo[1]]
+                if v > best[combo[2]]:
+                    best[combo[2]] = v
+                combo += 3
+        elif n_parts == 3:
+            for row in range(rows_lo, rows_hi):
+                v = a0 + v1[combo[1]] + v2[combo[2]]
+                if v > best[combo[3]]:
+                    best[combo[3]] = v
+                combo += 4
+        else:
+            for row in range(rows_lo, rows_hi):
+                v = a0 + v1[combo[1]] + v2[combo[2]] + v3[combo[3]]
+                if v > best[combo[4]]:
+                    best[combo[4]] = v
+                combo += 5
+
+
+cdef inline void split_range(const RuleC* rule, int which, const int* sym,
+                             int* lo, int* hi) noexcept nogil:
+    """The range of the rule's split point `which` (0: k, 1: p); [0, 0] for
+    a split the rule does not have (one pass, no split point)."""
+    if which < rule.n_splits:
+        lo[0] = sym[rule.split[which][0]] + rule.split[which][1]
+        hi[0] = sym[rule.split[which][2]] + rule.split[which][3]
+    else:
+        lo[0] = 0
+        hi[0] = 0
+
+
+cdef void fill_side(const ChartC* c, int kind, int i, int j, int mirrored, int x_lo, int x_hi,
+                    double* best) noexcept nogil:
+    """Every item (kind, i, j, x) of a stored kind of triples with x in
+    [x_lo, x_hi), all on one side of [i, j]: best[(x - x_lo) * MAX_STATES + s].
+    The same candidates as `evaluate`, with x the innermost loop: an
+    antecedent that reads x moves by one slot (an edge by one row or column
+    of the arc table) from one x to the next, and neighbouring reads stay in
+    cache. These rules read edges and stored items only (checked at init)."""
+    cdef int r, t, p, x, k1, k2, lo, hi, lo2, hi2, a, b, px, n_parts
+    cdef int sym[5]
+    cdef float vec[MAX_PARTS][MAX_STATES]
+    cdef const float* pv[MAX_PARTS]
+    cdef long step[MAX_PARTS]
+    cdef const double* left[MAX_PARTS]
+    cdef const double* right[MAX_PARTS]
+    cdef long left_step[MAX_PARTS]
+    cdef long right_step[MAX_PARTS]
+    cdef const RuleC* rule
+    for t in range((x_hi - x_lo) * MAX_STATES):
+        best[t] = -INFINITY
+    sym[SYM_I] = c.n - j if mirrored else i
+    sym[SYM_J] = c.n - i if mirrored else j
+    sym[SYM_X] = c.n - x_lo if mirrored else x_lo
+    for r in range(c.first_rule[kind], c.first_rule[kind + 1]):
+        rule = &c.rules[r]
+        n_parts = rule.n_parts
+        split_range(rule, 0, sym, &lo, &hi)
+        for k1 in range(lo, hi + 1):
+            sym[3] = k1
+            split_range(rule, 1, sym, &lo2, &hi2)
+            for k2 in range(lo2, hi2 + 1):
+                sym[4] = k2
+                # Where each antecedent is at x_lo, and its step per x.
+                for p in range(n_parts):
+                    locate_part(c, rule, p, sym, mirrored, &a, &b, &px)
+                    if rule.part[p][0] == K_EDGE:
+                        vec[p][c.pair_separate] = -INFINITY
+                        left[p] = &c.arc[a * c.N + b]
+                        right[p] = &c.arc[b * c.N + a]
+                        left_step[p] = 0
+                        right_step[p] = 0
+                        if rule.moves[p]:
+                            left_step[p] = c.N if a == x_lo else 1
+                            right_step[p] = 1 if a == x_lo else c.N
+                        pv[p] = vec[p]
+                    elif rule.part[p][0] < N_PAIR_STORED:
+                        pv[p] = &c.pair[((rule.part[p][0] * c.N + a) * c.N + b) * 3]
+                        step[p] = 0
+                    else:
+                        pv[p] = triple_slot(c, rule.part[p][0], a, b, px)
+                        step[p] = MAX_STATES if rule.moves[p] else 0
+                for x in range(x_lo, x_hi):
+                    for p in range(n_parts):
+                        if rule.part[p][0] == K_EDGE:
+                            vec[p][c.pair_left] = left[p][0]
+                            vec[p][c.pair_right] = right[p][0]
+                    apply_rows(rule, mirrored, pv, &best[(x - x_lo) * MAX_STATES])
+                    for p in range(n_parts):
+                        if rule.part[p][0] == K_EDGE:
+                            left[p] += left_step[p]
+                            right[p] += right_step[p]
+                        else:
+                            pv[p] += step[p]
+
+
 cdef int evaluate(const ChartC* c, int kind, int i, int j, int x, double* best,
                   int find_state, double find_value, Found* found) noexcept nogil:
     """All candidates of item (kind, i, j, x) (original positions). Fill
     mode (find_state < 0): best[s] = the best value of each state. Find mode:
     stop at the first candidate giving find_state with find_value, write its
     antecedents to found; returns 1 if one was found."""
-    cdef int mirrored = 0, r, p, s, k1, k2, lo, hi, lo2, hi2, n_split, n_parts, row
-    cdef int rows_lo, rows_hi
+    cdef int mirrored = 0, r, p, s, k1, k2, lo, hi, lo2, hi2, n_parts, row
     cdef int sym[5]
     cdef int pa[MAX_PARTS]
     cdef int pb[MAX_PARTS]
@@ -97,12 +220,8 @@ cdef int evaluate(const ChartC* c, int kind, int i, int j, int x, double* best,
     cdef float vec[MAX_PARTS][MAX_STATES]
     cdef const float* pv[MAX_PARTS]
     cdef const int* combo
-    cdef const float* v0
-    cdef const float* v1
-    cdef const float* v2
-    cdef const float* v3
     cdef const RuleC* rule
-    cdef double v, a0
+    cdef double v
     cdef int n_states = c.n_states_of[kind]
     if find_state < 0:
         for s in range(n_states):
@@ -118,63 +237,18 @@ cdef int evaluate(const ChartC* c, int kind, int i, int j, int x, double* best,
         sym[SYM_X] = x
     for r in range(c.first_rule[kind], c.first_rule[kind + 1]):
         rule = &c.rules[r]
-        n_split = rule.n_splits
         n_parts = rule.n_parts
-        lo = 0
-        hi = 0
-        if n_split >= 1:
-            lo = sym[rule.split[0][0]] + rule.split[0][1]
-            hi = sym[rule.split[0][2]] + rule.split[0][3]
+        split_range(rule, 0, sym, &lo, &hi)
         for k1 in range(lo, hi + 1):
             sym[3] = k1
-            lo2 = 0
-            hi2 = 0
-            if n_split == 2:
-                lo2 = sym[rule.split[1][0]] + rule.split[1][1]
-                hi2 = sym[rule.split[1][2]] + rule.split[1][3]
+            split_range(rule, 1, sym, &lo2, &hi2)
             for k2 in range(lo2, hi2 + 1):
                 sym[4] = k2
                 if not fetch_parts(c, rule, sym, mirrored, pa, pb, px, vec, pv):
                     continue
                 combo = rule.combos[mirrored]
-                v0 = pv[0]
-                v1 = pv[1] if n_parts > 1 else NULL
-                v2 = pv[2] if n_parts > 2 else NULL
-                v3 = pv[3] if n_parts > 3 else NULL
                 if find_state < 0:
-                    # The hot loop: rows grouped by the first antecedent's
-                    # state (skipped where it is -inf), one version per
-                    # number of antecedents.
-                    for s in range(rule.n_first_states):
-                        a0 = v0[s]
-                        if a0 == -INFINITY:
-                            continue
-                        rows_lo = rule.first[mirrored][s]
-                        rows_hi = rule.first[mirrored][s + 1]
-                        combo = rule.combos[mirrored] + rows_lo * (n_parts + 1)
-                        if n_parts == 1:
-                            for row in range(rows_lo, rows_hi):
-                                if a0 > best[combo[1]]:
-                                    best[combo[1]] = a0
-                                combo += 2
-                        elif n_parts == 2:
-                            for row in range(rows_lo, rows_hi):
-                                v = a0 + v1[combo[1]]
-                                if v > best[combo[2]]:
-                                    best[combo[2]] = v
-                                combo += 3
-                        elif n_parts == 3:
-                            for row in range(rows_lo, rows_hi):
-                                v = a0 + v1[combo[1]] + v2[combo[2]]
-                                if v > best[combo[3]]:
-                                    best[combo[3]] = v
-                                combo += 4
-                        else:
-                            for row in range(rows_lo, rows_hi):
-                                v = a0 + v1[combo[1]] + v2[combo[2]] + v3[combo[3]]
-                                if v > best[combo[4]]:
-                                    best[combo[4]] = v
-                                combo += 5
+                    apply_rows(rule, mirrored, pv, best)
                     continue
                 for row in range(rule.n_combos[mirrored]):
                     v = 0.0
@@ -195,25 +269,31 @@ cdef int evaluate(const ChartC* c, int kind, int i, int j, int x, double* best,
     return 0
 
 
+cdef inline void locate_part(const ChartC* c, const RuleC* rule, int p, const int* sym,
+                             int mirrored, int* a, int* b, int* x) noexcept nogil:
+    """Antecedent p's positions (a < b, x or -1) at these split points."""
+    a[0] = sym[rule.part[p][1]] + rule.part[p][2]
+    b[0] = sym[rule.part[p][3]] + rule.part[p][4]
+    x[0] = sym[rule.part[p][5]] if rule.part[p][5] >= 0 else -1
+    if mirrored:
+        a[0] = c.n - a[0]
+        b[0] = c.n - b[0]
+        if x[0] >= 0:
+            x[0] = c.n - x[0]
+    if a[0] > b[0]:
+        a[0], b[0] = b[0], a[0]
+
+
 cdef int fetch_parts(const ChartC* c, const RuleC* rule, const int* sym, int mirrored,
                      int* pa, int* pb, int* px, float (*vec)[MAX_STATES],
                      const float** pv) noexcept nogil:
     """The state vectors of the rule's antecedents at these split points;
     0 if one of them has no finite state (the rule gives nothing)."""
-    cdef int p, kind, a, b, x, t, s, any_finite
+    cdef int p, kind, a, b, x, s, any_finite
     cdef double derived[MAX_STATES]
     for p in range(rule.n_parts):
         kind = rule.part[p][0]
-        a = sym[rule.part[p][1]] + rule.part[p][2]
-        b = sym[rule.part[p][3]] + rule.part[p][4]
-        x = sym[rule.part[p][5]] if rule.part[p][5] >= 0 else -1
-        if mirrored:
-            a = c.n - a
-            b = c.n - b
-            if x >= 0:
-                x = c.n - x
-        if a > b:
-            a, b = b, a
+        locate_part(c, rule, p, sym, mirrored, &a, &b, &x)
         pa[p] = a
         pb[p] = b
         px[p] = x
@@ -249,11 +329,11 @@ cdef void store_pair(ChartC* c, int kind, int i, int j, double* tmp) noexcept no
         out[s] = <float>tmp[s]
 
 
-cdef void fill(ChartC* c) noexcept nogil:
+cdef void fill(ChartC* c, double* side_best) noexcept nogil:
+    """Every stored item, in order of span; side_best: N * MAX_STATES scratch."""
     cdef int d, i, j, x, kind, s
     cdef float* dst
     cdef double tmp[MAX_STATES]
-    cdef float* out
     cdef int N = c.N
     for d in range(1, N):
         for i in range(0, N - d):
@@ -270,16 +350,25 @@ cdef void fill(ChartC* c) noexcept nogil:
                 store_pair(c, K_Q, i, j, tmp)
                 store_pair(c, K_INT0, i, j, tmp)
             store_pair(c, K_INT, i, j, tmp)
-            for x in range(N):
-                if i <= x <= j:
-                    continue
-                for kind in range(K_X_N, K_X_N + N_TRIPLE_STORED):
-                    if x < i and c.kind_right[kind]:
-                        continue
-                    evaluate(c, kind, i, j, x, tmp, -1, 0.0, NULL)
-                    out = triple_slot(c, kind, i, j, x)
-                    for s in range(10):
-                        out[s] = <float>tmp[s]
+            # The kinds in order (each reads earlier kinds of the same
+            # [i, j; x]), x on the left (but for RIGHT_ONLY kinds) and right.
+            for kind in range(K_X_N, K_X_N + N_TRIPLE_STORED):
+                if i > 0 and not c.kind_right[kind]:
+                    fill_side(c, kind, i, j, 0, 0, i, side_best)
+                    store_side(c, kind, i, j, 0, i, side_best)
+                if j < c.n:
+                    fill_side(c, kind, i, j, 1, j + 1, N, side_best)
+                    store_side(c, kind, i, j, j + 1, N, side_best)
+
+
+cdef inline void store_side(ChartC* c, int kind, int i, int j, int x_lo, int x_hi,
+                            const double* best) noexcept nogil:
+    cdef int x, s
+    cdef float* out
+    for x in range(x_lo, x_hi):
+        out = triple_slot(c, kind, i, j, x)
+        for s in range(MAX_STATES):
+            out[s] = <float>best[(x - x_lo) * MAX_STATES + s]
 
 
 cdef int* int_data(object array):
@@ -287,8 +376,7 @@ cdef int* int_data(object array):
     return &view[0]
 
 
-def _compile_rules():
-    rules = R.RULES
+def _compile_rules(rules):
     order = sorted(range(len(rules)), key=lambda r: rules[r].kind)
     n_kinds = len(R.KIND_NAMES)
     first = [0] * (n_kinds + 1)
@@ -310,8 +398,10 @@ cdef class EcChart:
     def __cinit__(self):
         self._rules = NULL
 
-    def __init__(self):
-        rules, first = _compile_rules()
+    def __init__(self, prune=True):
+        # prune=False keeps the rows that read states an antecedent never
+        # has (ec_rules.possible_states): the same results, slower (tests).
+        rules, first = _compile_rules(R.RULES if prune else R.unpruned_rules())
         assert len(rules) <= MAX_RULES
         self._rules = <RuleC*>malloc(len(rules) * sizeof(RuleC))
         self._combos = []
@@ -327,6 +417,12 @@ cdef class EcChart:
                 values = (kind, a[0], a[1], b[0], b[1], -1 if x is None else x)
                 for q in range(6):
                     self._rules[r].part[p][q] = values[q]
+                moves = R.X in (a[0], b[0], x)
+                self._rules[r].moves[p] = moves
+                if R.X_N <= rule.kind < R.X_N + R.N_STORED_TRIPLE:
+                    # What fill_side can read.
+                    assert kind == R.EDGE or (kind < R.N_STORED_PAIR and not moves) or (
+                        R.X_N <= kind < R.X_N + R.N_STORED_TRIPLE and a[0] != R.X != b[0])
             for o in range(2):
                 table = numpy.ascontiguousarray(numpy.asarray(rule.combos[o], dtype=numpy.int32)
                                                 .reshape(-1, len(rule.parts) + 1))
@@ -368,8 +464,7 @@ cdef class EcChart:
         root; column 0 is not read). heads: int32 (n,), 1-based (0 = root).
         Scores must be finite or -inf (forbidding the arc, as long as some
         tree remains finite)."""
-        given = numpy.asarray(arc_scores, dtype=numpy.float64)
-        arcs = given.copy()
+        arcs = numpy.array(arc_scores, dtype=numpy.float64)
         if arcs.ndim != 2 or arcs.shape[0] != arcs.shape[1] or arcs.shape[0] < 2:
             raise ValueError(f"arc_scores must be (n+1, n+1) with n >= 1, got {arcs.shape}")
         if numpy.isnan(arcs).any() or numpy.isposinf(arcs).any():
@@ -393,15 +488,18 @@ cdef class EcChart:
         self._arc = arcs
         cdef double[:, ::1] arc_view = arcs
         self.c.arc = &arc_view[0, 0]
+        side_best = numpy.empty(N * MAX_STATES, dtype=numpy.float64)
+        cdef double[::1] side_view = side_best
         with nogil:
-            fill(&self.c)
+            fill(&self.c, &side_view[0])
         top_state = R.LEFT_TOP
         score = self._pair_value(R.INT, 0, n, top_state)
         if not score > -numpy.inf:
             raise ValueError("no 1-Endpoint-Crossing tree has a finite score")
         heads = numpy.full(n, -1, dtype=numpy.int32)
         self._trace(R.INT, 0, n, -1, top_state, score, heads)
-        total = float(given[heads, numpy.arange(1, n + 1)].sum())
+        total = float(numpy.asarray(arc_scores, dtype=numpy.float64)[
+            heads, numpy.arange(1, n + 1)].sum())
         return total, heads
 
     def _prepare(self, int N):
@@ -435,6 +533,19 @@ cdef class EcChart:
         cdef float[::1] triple = self._triple
         self.c.pair = &pair[0]
         self.c.triple = &triple[0]
+
+    def item_values(self, int kind, int a, int b, int x=-1):
+        """The values by state of a stored item of the last sentence decoded
+        (for tests): kind INT/INT0/Q over [a, b], or a stored triple kind
+        over [a, b] with exterior point x."""
+        if not 0 <= a < b <= self.c.n or (kind >= R.X_N and not (x < a or x > b)):
+            raise ValueError(f"no item {R.KIND_NAMES[kind]} [{a}, {b}; {x}]")
+        if kind < R.N_STORED_PAIR:
+            return [self._pair_value(kind, a, b, s) for s in range(R.N_PAIR_STATES)]
+        if not R.X_N <= kind < R.X_N + R.N_STORED_TRIPLE or (x < a and kind in R.RIGHT_ONLY):
+            raise ValueError(f"{R.KIND_NAMES[kind]} [{a}, {b}; {x}] is not stored")
+        cdef float* slot = triple_slot(&self.c, kind, a, b, x)
+        return [slot[s] for s in range(R.N_TRIPLE_STATES)]
 
     def _pair_value(self, int kind, int a, int b, int s):
         return self.c.pair[((kind * self.c.N + a) * self.c.N + b) * 3 + s]

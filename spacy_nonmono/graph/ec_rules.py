@@ -128,9 +128,15 @@ class Rule:
         self.kind = kind
         self.splits = list(splits)    # (lo symbol, lo offset, hi symbol, hi offset), inclusive
         self.parts = list(parts)      # (kind, (sym, off) a, (sym, off) b, x symbol or None)
-        self.combos = [self._combos(mirrored) for mirrored in (False, True)]
+        # Per orientation: the valid rows (antecedents' states + the result's),
+        # and each antecedent's orientation (1: its x right of it; pairs 0).
+        self.combos, self.sides = [], []
+        for mirrored in (False, True):
+            combos, sides = self._combos(mirrored)
+            self.combos.append(combos)
+            self.sides.append(sides)
 
-    def _combos(self, mirrored: bool) -> List[Tuple[int, ...]]:
+    def _combos(self, mirrored: bool) -> Tuple[List[Tuple[int, ...]], Tuple[int, ...]]:
         # Symbolic positions, oriented: x < i < (i+1) <= k, p < j (with the
         # order the splits imply); only the relative order matters.
         order = {(X, 0): -1, (I, 0): 0, (I, 1): 0.5, (J, 0): 10}
@@ -149,10 +155,11 @@ class Rule:
 
         consequent = [(I, 0), (J, 0)] + ([(X, 0)] if self.kind >= X_N else [])
         keep = sorted(consequent, key=pos)
-        part_points = []
+        part_points, sides = [], []
         for kind, a, b, x in self.parts:
             pts = [a, b] + ([(x, 0)] if x is not None else [])
             part_points.append(sorted(pts, key=pos))
+            sides.append(int(x is not None and pos((x, 0)) > pos(a)))
         combos = []
         for choice in product(*(range(len(STATES[len(pts)])) for pts in part_points)):
             blocks = []
@@ -164,7 +171,7 @@ class Rule:
                 index = {p: n for n, p in enumerate(keep)}
                 local = frozenset((frozenset(index[p] for p in b), index[t]) for b, t in state)
                 combos.append(choice + (STATE_INDEX[len(keep)][local],))
-        return combos
+        return combos, tuple(sides)
 
 
 def _rules() -> List[Rule]:
@@ -241,7 +248,46 @@ def _rules() -> List[Rule]:
     return rules
 
 
+def possible_states(rules: Sequence[Rule]) -> Dict[Tuple[int, int], set]:
+    """The states each kind can reach, per orientation (pairs: 0), whatever
+    the scores: the least fixpoint of the rules from the edge's two states
+    and the empty INT0 [i, i+1]. The chains, for one, never have some."""
+    possible = {(kind, side): set() for kind in range(len(KIND_NAMES)) for side in (0, 1)}
+    possible[EDGE, 0] |= {LEFT_TOP, RIGHT_TOP}
+    possible[INT0, 0].add(SEPARATE)
+    changed = True
+    while changed:
+        changed = False
+        for rule in rules:
+            for side in ((0,) if rule.kind < X_N else (0, 1)):
+                found = possible[rule.kind, side]
+                for row in rule.combos[side]:
+                    if row[-1] not in found and all(
+                            row[p] in possible[part[0], rule.sides[side][p]]
+                            for p, part in enumerate(rule.parts)):
+                        found.add(row[-1])
+                        changed = True
+    return possible
+
+
+def _prune(rules: Sequence[Rule]) -> None:
+    """Drops the rows that read a state its antecedent never has (a third
+    of the chains' rows): the chart's results are the same, found sooner."""
+    possible = possible_states(rules)
+    for rule in rules:
+        for side in (0, 1):
+            rule.combos[side] = [row for row in rule.combos[side] if all(
+                row[p] in possible[part[0], rule.sides[side][p]]
+                for p, part in enumerate(rule.parts))]
+
+
+def unpruned_rules() -> List[Rule]:
+    """The rules with every valid row (RULES leaves out the dead ones)."""
+    return _rules()
+
+
 RULES = _rules()
+_prune(RULES)
 RULES_BY_KIND: Dict[int, List[Rule]] = {}
 for _rule in RULES:
     RULES_BY_KIND.setdefault(_rule.kind, []).append(_rule)

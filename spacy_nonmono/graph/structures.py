@@ -172,24 +172,36 @@ class OneEndpointCrossingStructure(Structure):
     def __init__(self):
         self._chart = None
 
+    @staticmethod
+    def contains(heads) -> bool:
+        """Whether a tree (1-based heads, 0 the root) is one the chart finds:
+        1-Endpoint-Crossing with one root arc."""
+        from . import is_one_endpoint_crossing
+
+        return int(numpy.sum(numpy.asarray(heads) == 0)) == 1 and is_one_endpoint_crossing(heads)
+
     def decode(self, tables, gold_heads=None, cost_weight=0.0):
         from .ec_chart import EcChart
 
         if self._chart is None:
             self._chart = EcChart()
-        arcs = numpy.array(tables["arc"][:-1, :-1, 0], dtype=numpy.float64)
-        if gold_heads is not None and cost_weight:
-            # The cost is arc-factored: cost_weight on every arc to a word
-            # from another head than its gold one.
-            n = arcs.shape[0] - 1
-            wrong = numpy.ones((n + 1, n + 1), dtype=bool)
-            wrong[numpy.asarray(gold_heads), numpy.arange(1, n + 1)] = False
-            arcs[:, 1:] += cost_weight * wrong[:, 1:]
-        _, heads = self._chart.decode(arcs)
-        cost = gold_cost(heads, gold_heads) if gold_heads is not None else 0.0
-        score = float(numpy.asarray(tables["arc"][:-1, :-1, 0], dtype=numpy.float64)[
-            heads, numpy.arange(1, len(heads) + 1)].sum())
-        return score, cost, heads, None
+        arcs = numpy.asarray(tables["arc"][:-1, :-1, 0], dtype=numpy.float64)
+        if gold_heads is not None and cost_weight <= GOLD_WEIGHT and self.contains(gold_heads):
+            # The tree with the most gold arcs is gold itself: no chart (half
+            # of training's decoding).
+            heads = numpy.asarray(gold_heads, dtype=numpy.int32)
+            return float(arcs[heads, numpy.arange(1, len(heads) + 1)].sum()), 0.0, heads, None
+        if gold_heads is None or not cost_weight:
+            score, heads = self._chart.decode(arcs)
+            return score, (0.0 if gold_heads is None else gold_cost(heads, gold_heads)), heads, None
+        # The cost is arc-factored: cost_weight on every arc to a word from
+        # another head than its gold one.
+        n = arcs.shape[0] - 1
+        wrong = numpy.ones((n + 1, n + 1), dtype=bool)
+        wrong[numpy.asarray(gold_heads), numpy.arange(1, n + 1)] = False
+        _, heads = self._chart.decode(arcs + cost_weight * wrong)
+        score = float(arcs[heads, numpy.arange(1, n + 1)].sum())
+        return score, gold_cost(heads, gold_heads), heads, None
 
     entries = MSTStructure.entries
 
