@@ -10,12 +10,17 @@ item's winning antecedents are found again by recomputing its candidates,
 which gives the same float64 sums in the same order).
 
 Time O(n^4) (items [i, j; x] with one split point, and the C1 rule of
-[i, j] with two), memory O(n^3): eight stored kinds of 3-point items with
-ten states each (two kinds only for x right of [i, j], where they are read),
-float32 (values are summed in float64, stored in float32). At 100
-words: about 3.2 s and 94 MB (docs/results/one_ec/README.md), hence the
-length guard of `1ec_arcs`. An ``EcChart`` keeps its buffers and grows them
-only for a longer sentence.
+[i, j] with two), memory O(n^3): nine stored kinds of 3-point items with
+ten states each (three kinds only for x right of [i, j], where they are
+read), float32, as is the arc table the chart reads (values are summed in
+float64). A block of items [i, j; x] holds each state as a row over x, so
+the items [i, j; x] of all x on one side are filled together: for a rule
+and its split point, the antecedents that read x are rows of the arc table
+(or of its transpose) and of stored blocks, and each row of the rule's
+state table is one vectorised max-plus loop over x. Time and memory by
+length: docs/results/one_ec/README.md, hence the length guard of
+`1ec_arcs`. An ``EcChart`` keeps its buffers and grows them only for a
+longer sentence.
 """
 import numpy
 from libc.math cimport INFINITY
@@ -30,7 +35,7 @@ cdef enum:
     MAX_RULES = 64
 
 cdef int K_INT = R.INT, K_INT0 = R.INT0, K_Q = R.Q
-cdef int K_X_N = R.X_N, K_EDGE = R.EDGE, K_X_LR = R.X_LR
+cdef int K_X_N = R.X_N, K_EDGE = R.EDGE
 cdef int N_PAIR_STORED = R.N_STORED_PAIR, N_TRIPLE_STORED = R.N_STORED_TRIPLE
 cdef int SYM_I = R.I, SYM_J = R.J, SYM_X = R.X
 
@@ -51,10 +56,11 @@ cdef struct RuleC:
 cdef struct ChartC:
     int n                       # positions 0..n
     int N                       # n + 1
-    const double* arc           # [head * N + dep]
+    const float* arc            # [head * N + dep], float32 as every stored value
+    const float* arc_t          # the transpose, [dep * N + head]
     float* pair                 # [(kind * N + a) * N + b) * 3 + s], kinds INT, INT0, Q
-    float* triple               # [(kind_base[kind] + t) * 10 + s], t = the triple's index
-    long long* offset           # first triple index of (a, b): offset[a * N + b]
+    float* triple               # blocks of (kind, a, b): 10 rows (states) of L(a, b) x slots
+    long long* offset           # first x slot of (a, b): offset[a * N + b] (block at 10 times it)
     long long* offset_right     # the same counting only x > b (RIGHT_ONLY kinds)
     long long kind_base[16]
     int kind_right[16]
@@ -75,12 +81,19 @@ cdef struct Found:
     double value[MAX_PARTS]
 
 
-cdef inline float* triple_slot(const ChartC* c, int kind, int a, int b, int x) noexcept nogil:
-    """The ten states of item (kind, a, b, x) of a stored kind of triples."""
+cdef inline float* triple_slot(const ChartC* c, int kind, int a, int b, int x,
+                               int* stride) noexcept nogil:
+    """State 0 of item (kind, a, b, x) of a stored kind of triples; state s
+    is stride * s further. A block (kind, a, b) holds its states as rows
+    over its x slots (x < a, then x > b; x > b only for RIGHT_ONLY kinds),
+    so that the items of consecutive x are neighbours."""
+    cdef int xi
     if c.kind_right[kind]:
-        return &c.triple[(c.kind_base[kind] + c.offset_right[a * c.N + b] + x - b - 1) * 10]
-    cdef int xi = x if x < a else x - (b - a + 1)
-    return &c.triple[(c.kind_base[kind] + c.offset[a * c.N + b] + xi) * 10]
+        stride[0] = c.n - b
+        return &c.triple[(c.kind_base[kind] + c.offset_right[a * c.N + b]) * 10 + x - b - 1]
+    stride[0] = c.N - (b - a + 1)
+    xi = x if x < a else x - (b - a + 1)
+    return &c.triple[(c.kind_base[kind] + c.offset[a * c.N + b]) * 10 + xi]
 
 
 cdef inline void apply_rows(const RuleC* rule, int mirrored, const float** pv,
@@ -141,25 +154,48 @@ cdef inline void split_range(const RuleC* rule, int which, const int* sym,
         hi[0] = 0
 
 
+cdef inline void max_row(double* out, double fixed, const float* m1, const float* m2,
+                         int width) noexcept nogil:
+    """out[x] = max(out[x], fixed + m1[x] + m2[x]) over x < width (m2 or both
+    NULL: left out); loops the compiler vectorises."""
+    cdef int x
+    cdef double v
+    if m2 != NULL:
+        for x in range(width):
+            v = fixed + m1[x] + m2[x]
+            out[x] = v if v > out[x] else out[x]
+    elif m1 != NULL:
+        for x in range(width):
+            v = fixed + m1[x]
+            out[x] = v if v > out[x] else out[x]
+    else:
+        for x in range(width):
+            out[x] = fixed if fixed > out[x] else out[x]
+
+
 cdef void fill_side(const ChartC* c, int kind, int i, int j, int mirrored, int x_lo, int x_hi,
                     double* best) noexcept nogil:
     """Every item (kind, i, j, x) of a stored kind of triples with x in
-    [x_lo, x_hi), all on one side of [i, j]: best[(x - x_lo) * MAX_STATES + s].
-    The same candidates as `evaluate`, with x the innermost loop: an
-    antecedent that reads x moves by one slot (an edge by one row or column
-    of the arc table) from one x to the next, and neighbouring reads stay in
-    cache. These rules read edges and stored items only (checked at init)."""
-    cdef int r, t, p, x, k1, k2, lo, hi, lo2, hi2, a, b, px, n_parts
+    [x_lo, x_hi), all on one side of [i, j]: best[s * (x_hi - x_lo) + x - x_lo].
+    The same candidates as `evaluate`, summed in the same order (the parts
+    fixed over x, then those that read x), with x the innermost loop: a part
+    that reads x is, state by state, a row of the arc table (or of its
+    transpose) or a row of a stored block, contiguous over x. At most two
+    parts of a rule read x (checked at init)."""
+    cdef int r, t, p, m, k1, k2, lo, hi, lo2, hi2, a, b, px, row, n_parts, stride, k, s
+    cdef int width = x_hi - x_lo
     cdef int sym[5]
-    cdef float vec[MAX_PARTS][MAX_STATES]
-    cdef const float* pv[MAX_PARTS]
-    cdef long step[MAX_PARTS]
-    cdef const double* left[MAX_PARTS]
-    cdef const double* right[MAX_PARTS]
-    cdef long left_step[MAX_PARTS]
-    cdef long right_step[MAX_PARTS]
+    cdef const float* fixed_item[MAX_PARTS]     # state 0 of a fixed stored part
+    cdef int fixed_stride[MAX_PARTS]
+    cdef double edge[MAX_PARTS][3]              # a fixed edge's values by state
+    cdef const float* moving[2][MAX_STATES]     # a moving part's row at x_lo by state
+    cdef int moving_part[2]
+    cdef int n_moving
+    cdef const float* slot
+    cdef const int* combo
     cdef const RuleC* rule
-    for t in range((x_hi - x_lo) * MAX_STATES):
+    cdef double fixed
+    for t in range(width * MAX_STATES):
         best[t] = -INFINITY
     sym[SYM_I] = c.n - j if mirrored else i
     sym[SYM_J] = c.n - i if mirrored else j
@@ -173,37 +209,62 @@ cdef void fill_side(const ChartC* c, int kind, int i, int j, int mirrored, int x
             split_range(rule, 1, sym, &lo2, &hi2)
             for k2 in range(lo2, hi2 + 1):
                 sym[4] = k2
-                # Where each antecedent is at x_lo, and its step per x.
+                n_moving = 0
                 for p in range(n_parts):
                     locate_part(c, rule, p, sym, mirrored, &a, &b, &px)
-                    if rule.part[p][0] == K_EDGE:
-                        vec[p][c.pair_separate] = -INFINITY
-                        left[p] = &c.arc[a * c.N + b]
-                        right[p] = &c.arc[b * c.N + a]
-                        left_step[p] = 0
-                        right_step[p] = 0
-                        if rule.moves[p]:
-                            left_step[p] = c.N if a == x_lo else 1
-                            right_step[p] = 1 if a == x_lo else c.N
-                        pv[p] = vec[p]
-                    elif rule.part[p][0] < N_PAIR_STORED:
-                        pv[p] = &c.pair[((rule.part[p][0] * c.N + a) * c.N + b) * 3]
-                        step[p] = 0
-                    else:
-                        pv[p] = triple_slot(c, rule.part[p][0], a, b, px)
-                        step[p] = MAX_STATES if rule.moves[p] else 0
-                for x in range(x_lo, x_hi):
-                    for p in range(n_parts):
+                    fixed_item[p] = NULL
+                    if rule.moves[p]:
+                        m = n_moving
+                        moving_part[m] = p
+                        n_moving += 1
                         if rule.part[p][0] == K_EDGE:
-                            vec[p][c.pair_left] = left[p][0]
-                            vec[p][c.pair_right] = right[p][0]
-                    apply_rows(rule, mirrored, pv, &best[(x - x_lo) * MAX_STATES])
-                    for p in range(n_parts):
-                        if rule.part[p][0] == K_EDGE:
-                            left[p] += left_step[p]
-                            right[p] += right_step[p]
+                            # The edge x-k over x: rows k of arc (k -> x)
+                            # and of arc_t (x -> k).
+                            k = b if a == x_lo else a
+                            moving[m][c.pair_separate] = NULL
+                            if a == x_lo:       # x left of k: "left on top" is x -> k
+                                moving[m][c.pair_left] = &c.arc_t[k * c.N + x_lo]
+                                moving[m][c.pair_right] = &c.arc[k * c.N + x_lo]
+                            else:
+                                moving[m][c.pair_left] = &c.arc[k * c.N + x_lo]
+                                moving[m][c.pair_right] = &c.arc_t[k * c.N + x_lo]
                         else:
-                            pv[p] += step[p]
+                            slot = triple_slot(c, rule.part[p][0], a, b, px, &stride)
+                            for s in range(MAX_STATES):
+                                moving[m][s] = slot + s * stride
+                    elif rule.part[p][0] == K_EDGE:
+                        edge[p][c.pair_separate] = -INFINITY
+                        edge[p][c.pair_left] = c.arc[a * c.N + b]
+                        edge[p][c.pair_right] = c.arc[b * c.N + a]
+                    elif rule.part[p][0] < N_PAIR_STORED:
+                        fixed_item[p] = &c.pair[((rule.part[p][0] * c.N + a) * c.N + b) * 3]
+                        fixed_stride[p] = 1
+                    else:
+                        fixed_item[p] = triple_slot(c, rule.part[p][0], a, b, px, &stride)
+                        fixed_stride[p] = stride
+                combo = rule.combos[mirrored]
+                for row in range(rule.n_combos[mirrored]):
+                    fixed = 0.0
+                    for p in range(n_parts):
+                        if rule.moves[p]:
+                            continue
+                        if fixed_item[p] != NULL:
+                            fixed += fixed_item[p][combo[p] * fixed_stride[p]]
+                        else:
+                            fixed += edge[p][combo[p]]
+                    if fixed > -INFINITY:
+                        if n_moving == 0:
+                            max_row(&best[combo[n_parts] * width], fixed, NULL, NULL, width)
+                        elif n_moving == 1:
+                            if moving[0][combo[moving_part[0]]] != NULL:
+                                max_row(&best[combo[n_parts] * width], fixed,
+                                        moving[0][combo[moving_part[0]]], NULL, width)
+                        elif moving[0][combo[moving_part[0]]] != NULL and \
+                                moving[1][combo[moving_part[1]]] != NULL:
+                            max_row(&best[combo[n_parts] * width], fixed,
+                                    moving[0][combo[moving_part[0]]],
+                                    moving[1][combo[moving_part[1]]], width)
+                    combo += n_parts + 1
 
 
 cdef int evaluate(const ChartC* c, int kind, int i, int j, int x, double* best,
@@ -251,9 +312,15 @@ cdef int evaluate(const ChartC* c, int kind, int i, int j, int x, double* best,
                     apply_rows(rule, mirrored, pv, best)
                     continue
                 for row in range(rule.n_combos[mirrored]):
+                    # fill_side's order: the parts fixed over x, then those
+                    # that read it (pairs read none: the parts' order).
                     v = 0.0
                     for p in range(n_parts):
-                        v += pv[p][combo[p]]
+                        if not rule.moves[p]:
+                            v += pv[p][combo[p]]
+                    for p in range(n_parts):
+                        if rule.moves[p]:
+                            v += pv[p][combo[p]]
                     s = combo[n_parts]
                     if s == find_state and <float>v == <float>find_value:
                         found.n_parts = n_parts
@@ -289,8 +356,8 @@ cdef int fetch_parts(const ChartC* c, const RuleC* rule, const int* sym, int mir
                      const float** pv) noexcept nogil:
     """The state vectors of the rule's antecedents at these split points;
     0 if one of them has no finite state (the rule gives nothing)."""
-    cdef int p, kind, a, b, x, s, any_finite
-    cdef double derived[MAX_STATES]
+    cdef int p, kind, a, b, x, s, any_finite, stride
+    cdef const float* slot
     for p in range(rule.n_parts):
         kind = rule.part[p][0]
         locate_part(c, rule, p, sym, mirrored, &a, &b, &x)
@@ -304,12 +371,10 @@ cdef int fetch_parts(const ChartC* c, const RuleC* rule, const int* sym, int mir
             pv[p] = vec[p]
         elif kind < N_PAIR_STORED:
             pv[p] = &c.pair[((kind * c.N + a) * c.N + b) * 3]
-        elif kind < K_X_N + N_TRIPLE_STORED:
-            pv[p] = triple_slot(c, kind, a, b, x)
         else:
-            evaluate(c, kind, a, b, x, derived, -1, 0.0, NULL)
-            for s in range(c.n_states_of[kind]):
-                vec[p][s] = <float>derived[s]
+            slot = triple_slot(c, kind, a, b, x, &stride)
+            for s in range(MAX_STATES):
+                vec[p][s] = slot[s * stride]
             pv[p] = vec[p]
         any_finite = 0
         for s in range(c.n_states_of[kind]):
@@ -363,12 +428,12 @@ cdef void fill(ChartC* c, double* side_best) noexcept nogil:
 
 cdef inline void store_side(ChartC* c, int kind, int i, int j, int x_lo, int x_hi,
                             const double* best) noexcept nogil:
-    cdef int x, s
-    cdef float* out
-    for x in range(x_lo, x_hi):
-        out = triple_slot(c, kind, i, j, x)
-        for s in range(MAX_STATES):
-            out[s] = <float>best[(x - x_lo) * MAX_STATES + s]
+    cdef int x, s, stride
+    cdef int width = x_hi - x_lo
+    cdef float* out = triple_slot(c, kind, i, j, x_lo, &stride)
+    for s in range(MAX_STATES):
+        for x in range(width):
+            out[s * stride + x] = <float>best[s * width + x]
 
 
 cdef int* int_data(object array):
@@ -423,6 +488,8 @@ cdef class EcChart:
                     # What fill_side can read.
                     assert kind == R.EDGE or (kind < R.N_STORED_PAIR and not moves) or (
                         R.X_N <= kind < R.X_N + R.N_STORED_TRIPLE and a[0] != R.X != b[0])
+            if R.X_N <= rule.kind < R.X_N + R.N_STORED_TRIPLE:
+                assert sum(R.X in (a[0], b[0], x) for kind, a, b, x in rule.parts) <= 2
             for o in range(2):
                 table = numpy.ascontiguousarray(numpy.asarray(rule.combos[o], dtype=numpy.int32)
                                                 .reshape(-1, len(rule.parts) + 1))
@@ -485,9 +552,13 @@ cdef class EcChart:
         penalty = 1.0 + float(spread.sum())
         arcs[0, 1:] -= penalty
         self._prepare(N)
-        self._arc = arcs
-        cdef double[:, ::1] arc_view = arcs
+        arcs32 = arcs.astype(numpy.float32)
+        arcs_t = numpy.ascontiguousarray(arcs32.T)
+        self._arc = (arcs32, arcs_t)
+        cdef float[:, ::1] arc_view = arcs32
+        cdef float[:, ::1] arc_t_view = arcs_t
         self.c.arc = &arc_view[0, 0]
+        self.c.arc_t = &arc_t_view[0, 0]
         side_best = numpy.empty(N * MAX_STATES, dtype=numpy.float64)
         cdef double[::1] side_view = side_best
         with nogil:
@@ -544,8 +615,9 @@ cdef class EcChart:
             return [self._pair_value(kind, a, b, s) for s in range(R.N_PAIR_STATES)]
         if not R.X_N <= kind < R.X_N + R.N_STORED_TRIPLE or (x < a and kind in R.RIGHT_ONLY):
             raise ValueError(f"{R.KIND_NAMES[kind]} [{a}, {b}; {x}] is not stored")
-        cdef float* slot = triple_slot(&self.c, kind, a, b, x)
-        return [slot[s] for s in range(R.N_TRIPLE_STATES)]
+        cdef int stride
+        cdef float* slot = triple_slot(&self.c, kind, a, b, x, &stride)
+        return [slot[s * stride] for s in range(R.N_TRIPLE_STATES)]
 
     def _pair_value(self, int kind, int a, int b, int s):
         return self.c.pair[((kind * self.c.N + a) * self.c.N + b) * 3 + s]

@@ -36,14 +36,14 @@ from typing import Dict, List, Optional, Sequence, Tuple
 # Item kinds. Stored kinds first, in the order the chart fills those of one
 # [i, j] (each reads only earlier kinds of the same [i, j]).
 INT, INT0, Q = 0, 1, 2                                      # pairs [i, j]
-X_N, X_NEAR, X_FAR, X_N_PLUS, X_NEAR_PLUS, CHAIN_I, CHAIN_IP, CHAIN_J = range(3, 11)
-# Derived kinds, computed when read.
-X_LR, EDGE = 11, 12
+X_N, X_NEAR, X_FAR, X_N_PLUS, X_NEAR_PLUS, CHAIN_I, CHAIN_IP, CHAIN_J, X_LR = range(3, 12)
+# The edge, read from the arc table.
+EDGE = 12
 N_STORED_PAIR = 3
-N_STORED_TRIPLE = 8
+N_STORED_TRIPLE = 9
 # Read only with x right of [i, j]: X_LR (under Q) and what it reads of the
 # same orientation. The chart leaves them out for x on the left.
-RIGHT_ONLY = (X_FAR, CHAIN_J)
+RIGHT_ONLY = (X_FAR, CHAIN_J, X_LR)
 KIND_NAMES = ("int", "int0", "q", "x_n", "x_near", "x_far", "x_n_plus", "x_near_plus",
               "chain_i", "chain_ip", "chain_j", "x_lr", "edge")
 PAIR_KINDS = (INT, INT0, Q, EDGE)
