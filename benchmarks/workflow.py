@@ -111,8 +111,8 @@ COMPONENT_SETTINGS = ("follow_oracle_prob", "decoding", "projectivize",
 # gradient on the shared encoder, the character encoder, the vocabulary
 # embeddings, every dropout of the encoder, the learning-rate decay, the
 # dropout on the vectors the global model's scorers read). Levers: the paper's
-# batches of about 100 words; weight dropout 0.2 inside the BiLSTM (shipped:
-# 0). Config paths -> values.
+# batches of about 100 words; weight dropout 0.2 or 0.3 inside the BiLSTM
+# (shipped: 0). Config paths -> values.
 ENCODER = "components.tok2vec.model"
 FULL_VARIANTS: Dict[str, Dict[str, object]] = {
     "notags": {"components.morphologizer.model.tok2vec.scale": 0.0,
@@ -126,6 +126,7 @@ FULL_VARIANTS: Dict[str, Dict[str, object]] = {
     "nomlpdrop": {"components.nonmono_parser.model.dropout": 0.0},
     "batch100": {"training.batcher.size": 100},
     "lstmdrop": {f"{ENCODER}.dropout": 0.2},
+    "lstmdrop3": {f"{ENCODER}.dropout": 0.3},
 }
 MODEL_VARIANTS = ("bilstm", "two", "full", "biaffine") + tuple(FULL_VARIANTS)
 GLOBAL_MODEL_VARIANTS = ("nomlpdrop",)   # FULL_VARIANTS of the global model
