@@ -142,6 +142,41 @@ cdef inline void apply_rows(const RuleC* rule, int mirrored, const float** pv,
                 combo += 5
 
 
+cdef inline void set_symbols(const ChartC* c, int* sym, int i, int j, int x,
+                             int mirrored) noexcept nogil:
+    """The rule symbols I, J, X of item [i, j; x]: its positions, mirrored
+    (u -> n - u) for x right of [i, j], where the oriented rules read them."""
+    sym[SYM_I] = c.n - j if mirrored else i
+    sym[SYM_J] = c.n - i if mirrored else j
+    sym[SYM_X] = c.n - x if mirrored else x
+
+
+cdef struct SplitIter:
+    int started, k, p, k_hi, p_hi
+
+
+cdef inline int next_split(const RuleC* rule, int* sym, SplitIter* it) noexcept nogil:
+    """Steps sym[3] (k) and sym[4] (p) through the rule's split points (one
+    pass for a rule without them); 0 when done. Start with it.started = 0."""
+    cdef int p_lo
+    if not it.started:
+        it.started = 1
+        split_range(rule, 0, sym, &it.k, &it.k_hi)
+        it.k -= 1
+        it.p = 0
+        it.p_hi = -1
+    it.p += 1
+    while it.p > it.p_hi:
+        it.k += 1
+        if it.k > it.k_hi:
+            return 0
+        sym[3] = it.k
+        split_range(rule, 1, sym, &p_lo, &it.p_hi)
+        it.p = p_lo
+    sym[4] = it.p
+    return 1
+
+
 cdef inline void split_range(const RuleC* rule, int which, const int* sym,
                              int* lo, int* hi) noexcept nogil:
     """The range of the rule's split point `which` (0: k, 1: p); [0, 0] for
@@ -182,7 +217,8 @@ cdef void fill_side(const ChartC* c, int kind, int i, int j, int mirrored, int x
     that reads x is, state by state, a row of the arc table (or of its
     transpose) or a row of a stored block, contiguous over x. At most two
     parts of a rule read x (checked at init)."""
-    cdef int r, t, p, m, k1, k2, lo, hi, lo2, hi2, a, b, px, row, n_parts, stride, k, s
+    cdef int r, t, p, m, a, b, px, row, n_parts, stride, k, s
+    cdef SplitIter splits
     cdef int width = x_hi - x_lo
     cdef int sym[5]
     cdef const float* fixed_item[MAX_PARTS]     # state 0 of a fixed stored part
@@ -197,74 +233,68 @@ cdef void fill_side(const ChartC* c, int kind, int i, int j, int mirrored, int x
     cdef double fixed
     for t in range(width * MAX_STATES):
         best[t] = -INFINITY
-    sym[SYM_I] = c.n - j if mirrored else i
-    sym[SYM_J] = c.n - i if mirrored else j
-    sym[SYM_X] = c.n - x_lo if mirrored else x_lo
+    set_symbols(c, sym, i, j, x_lo, mirrored)
     for r in range(c.first_rule[kind], c.first_rule[kind + 1]):
         rule = &c.rules[r]
         n_parts = rule.n_parts
-        split_range(rule, 0, sym, &lo, &hi)
-        for k1 in range(lo, hi + 1):
-            sym[3] = k1
-            split_range(rule, 1, sym, &lo2, &hi2)
-            for k2 in range(lo2, hi2 + 1):
-                sym[4] = k2
-                n_moving = 0
-                for p in range(n_parts):
-                    locate_part(c, rule, p, sym, mirrored, &a, &b, &px)
-                    fixed_item[p] = NULL
-                    if rule.moves[p]:
-                        m = n_moving
-                        moving_part[m] = p
-                        n_moving += 1
-                        if rule.part[p][0] == K_EDGE:
-                            # The edge x-k over x: rows k of arc (k -> x)
-                            # and of arc_t (x -> k).
-                            k = b if a == x_lo else a
-                            moving[m][c.pair_separate] = NULL
-                            if a == x_lo:       # x left of k: "left on top" is x -> k
-                                moving[m][c.pair_left] = &c.arc_t[k * c.N + x_lo]
-                                moving[m][c.pair_right] = &c.arc[k * c.N + x_lo]
-                            else:
-                                moving[m][c.pair_left] = &c.arc[k * c.N + x_lo]
-                                moving[m][c.pair_right] = &c.arc_t[k * c.N + x_lo]
+        splits.started = 0
+        while next_split(rule, sym, &splits):
+            n_moving = 0
+            for p in range(n_parts):
+                locate_part(c, rule, p, sym, mirrored, &a, &b, &px)
+                fixed_item[p] = NULL
+                if rule.moves[p]:
+                    m = n_moving
+                    moving_part[m] = p
+                    n_moving += 1
+                    if rule.part[p][0] == K_EDGE:
+                        # The edge x-k over x: rows k of arc (k -> x)
+                        # and of arc_t (x -> k).
+                        k = b if a == x_lo else a
+                        moving[m][c.pair_separate] = NULL
+                        if a == x_lo:       # x left of k: "left on top" is x -> k
+                            moving[m][c.pair_left] = &c.arc_t[k * c.N + x_lo]
+                            moving[m][c.pair_right] = &c.arc[k * c.N + x_lo]
                         else:
-                            slot = triple_slot(c, rule.part[p][0], a, b, px, &stride)
-                            for s in range(MAX_STATES):
-                                moving[m][s] = slot + s * stride
-                    elif rule.part[p][0] == K_EDGE:
-                        edge[p][c.pair_separate] = -INFINITY
-                        edge[p][c.pair_left] = c.arc[a * c.N + b]
-                        edge[p][c.pair_right] = c.arc[b * c.N + a]
-                    elif rule.part[p][0] < N_PAIR_STORED:
-                        fixed_item[p] = &c.pair[((rule.part[p][0] * c.N + a) * c.N + b) * 3]
-                        fixed_stride[p] = 1
+                            moving[m][c.pair_left] = &c.arc[k * c.N + x_lo]
+                            moving[m][c.pair_right] = &c.arc_t[k * c.N + x_lo]
                     else:
-                        fixed_item[p] = triple_slot(c, rule.part[p][0], a, b, px, &stride)
-                        fixed_stride[p] = stride
-                combo = rule.combos[mirrored]
-                for row in range(rule.n_combos[mirrored]):
-                    fixed = 0.0
-                    for p in range(n_parts):
-                        if rule.moves[p]:
-                            continue
-                        if fixed_item[p] != NULL:
-                            fixed += fixed_item[p][combo[p] * fixed_stride[p]]
-                        else:
-                            fixed += edge[p][combo[p]]
-                    if fixed > -INFINITY:
-                        if n_moving == 0:
-                            max_row(&best[combo[n_parts] * width], fixed, NULL, NULL, width)
-                        elif n_moving == 1:
-                            if moving[0][combo[moving_part[0]]] != NULL:
-                                max_row(&best[combo[n_parts] * width], fixed,
-                                        moving[0][combo[moving_part[0]]], NULL, width)
-                        elif moving[0][combo[moving_part[0]]] != NULL and \
-                                moving[1][combo[moving_part[1]]] != NULL:
+                        slot = triple_slot(c, rule.part[p][0], a, b, px, &stride)
+                        for s in range(MAX_STATES):
+                            moving[m][s] = slot + s * stride
+                elif rule.part[p][0] == K_EDGE:
+                    edge[p][c.pair_separate] = -INFINITY
+                    edge[p][c.pair_left] = c.arc[a * c.N + b]
+                    edge[p][c.pair_right] = c.arc[b * c.N + a]
+                elif rule.part[p][0] < N_PAIR_STORED:
+                    fixed_item[p] = &c.pair[((rule.part[p][0] * c.N + a) * c.N + b) * 3]
+                    fixed_stride[p] = 1
+                else:
+                    fixed_item[p] = triple_slot(c, rule.part[p][0], a, b, px, &stride)
+                    fixed_stride[p] = stride
+            combo = rule.combos[mirrored]
+            for row in range(rule.n_combos[mirrored]):
+                fixed = 0.0
+                for p in range(n_parts):
+                    if rule.moves[p]:
+                        continue
+                    if fixed_item[p] != NULL:
+                        fixed += fixed_item[p][combo[p] * fixed_stride[p]]
+                    else:
+                        fixed += edge[p][combo[p]]
+                if fixed > -INFINITY:
+                    if n_moving == 0:
+                        max_row(&best[combo[n_parts] * width], fixed, NULL, NULL, width)
+                    elif n_moving == 1:
+                        if moving[0][combo[moving_part[0]]] != NULL:
                             max_row(&best[combo[n_parts] * width], fixed,
-                                    moving[0][combo[moving_part[0]]],
-                                    moving[1][combo[moving_part[1]]], width)
-                    combo += n_parts + 1
+                                    moving[0][combo[moving_part[0]]], NULL, width)
+                    elif moving[0][combo[moving_part[0]]] != NULL and \
+                            moving[1][combo[moving_part[1]]] != NULL:
+                        max_row(&best[combo[n_parts] * width], fixed,
+                                moving[0][combo[moving_part[0]]],
+                                moving[1][combo[moving_part[1]]], width)
+                combo += n_parts + 1
 
 
 cdef int evaluate(const ChartC* c, int kind, int i, int j, int x, double* best,
@@ -273,7 +303,8 @@ cdef int evaluate(const ChartC* c, int kind, int i, int j, int x, double* best,
     mode (find_state < 0): best[s] = the best value of each state. Find mode:
     stop at the first candidate giving find_state with find_value, write its
     antecedents to found; returns 1 if one was found."""
-    cdef int mirrored = 0, r, p, s, k1, k2, lo, hi, lo2, hi2, n_parts, row
+    cdef int mirrored = 0, r, p, s, n_parts, row
+    cdef SplitIter splits
     cdef int sym[5]
     cdef int pa[MAX_PARTS]
     cdef int pb[MAX_PARTS]
@@ -289,50 +320,40 @@ cdef int evaluate(const ChartC* c, int kind, int i, int j, int x, double* best,
             best[s] = -INFINITY
     if kind >= K_X_N and kind != K_EDGE and x > j:
         mirrored = 1
-        sym[SYM_I] = c.n - j
-        sym[SYM_J] = c.n - i
-        sym[SYM_X] = c.n - x
-    else:
-        sym[SYM_I] = i
-        sym[SYM_J] = j
-        sym[SYM_X] = x
+    set_symbols(c, sym, i, j, x, mirrored)
     for r in range(c.first_rule[kind], c.first_rule[kind + 1]):
         rule = &c.rules[r]
         n_parts = rule.n_parts
-        split_range(rule, 0, sym, &lo, &hi)
-        for k1 in range(lo, hi + 1):
-            sym[3] = k1
-            split_range(rule, 1, sym, &lo2, &hi2)
-            for k2 in range(lo2, hi2 + 1):
-                sym[4] = k2
-                if not fetch_parts(c, rule, sym, mirrored, pa, pb, px, vec, pv):
-                    continue
-                combo = rule.combos[mirrored]
-                if find_state < 0:
-                    apply_rows(rule, mirrored, pv, best)
-                    continue
-                for row in range(rule.n_combos[mirrored]):
-                    # fill_side's order: the parts fixed over x, then those
-                    # that read it (pairs read none: the parts' order).
-                    v = 0.0
+        splits.started = 0
+        while next_split(rule, sym, &splits):
+            if not fetch_parts(c, rule, sym, mirrored, pa, pb, px, vec, pv):
+                continue
+            combo = rule.combos[mirrored]
+            if find_state < 0:
+                apply_rows(rule, mirrored, pv, best)
+                continue
+            for row in range(rule.n_combos[mirrored]):
+                # fill_side's order: the parts fixed over x, then those
+                # that read it (pairs read none: the parts' order).
+                v = 0.0
+                for p in range(n_parts):
+                    if not rule.moves[p]:
+                        v += pv[p][combo[p]]
+                for p in range(n_parts):
+                    if rule.moves[p]:
+                        v += pv[p][combo[p]]
+                s = combo[n_parts]
+                if s == find_state and <float>v == <float>find_value:
+                    found.n_parts = n_parts
                     for p in range(n_parts):
-                        if not rule.moves[p]:
-                            v += pv[p][combo[p]]
-                    for p in range(n_parts):
-                        if rule.moves[p]:
-                            v += pv[p][combo[p]]
-                    s = combo[n_parts]
-                    if s == find_state and <float>v == <float>find_value:
-                        found.n_parts = n_parts
-                        for p in range(n_parts):
-                            found.kind[p] = rule.part[p][0]
-                            found.a[p] = pa[p]
-                            found.b[p] = pb[p]
-                            found.x[p] = px[p]
-                            found.state[p] = combo[p]
-                            found.value[p] = pv[p][combo[p]]
-                        return 1
-                    combo += n_parts + 1
+                        found.kind[p] = rule.part[p][0]
+                        found.a[p] = pa[p]
+                        found.b[p] = pb[p]
+                        found.x[p] = px[p]
+                        found.state[p] = combo[p]
+                        found.value[p] = pv[p][combo[p]]
+                    return 1
+                combo += n_parts + 1
     return 0
 
 
