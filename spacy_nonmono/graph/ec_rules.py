@@ -174,7 +174,8 @@ class Rule:
         return combos, tuple(sides)
 
 
-def _rules() -> List[Rule]:
+def unpruned_rules() -> List[Rule]:
+    """The rules with every valid row (RULES leaves out the dead ones)."""
     a = lambda sym, off=0: (sym, off)       # noqa: E731
     between_ij = (I, 1, J, -1)              # i < k < j
     rules = [
@@ -262,9 +263,7 @@ def possible_states(rules: Sequence[Rule]) -> Dict[Tuple[int, int], set]:
             for side in ((0,) if rule.kind < X_N else (0, 1)):
                 found = possible[rule.kind, side]
                 for row in rule.combos[side]:
-                    if row[-1] not in found and all(
-                            row[p] in possible[part[0], rule.sides[side][p]]
-                            for p, part in enumerate(rule.parts)):
+                    if row[-1] not in found and _reads_possible(rule, side, row, possible):
                         found.add(row[-1])
                         changed = True
     return possible
@@ -276,17 +275,17 @@ def _prune(rules: Sequence[Rule]) -> None:
     possible = possible_states(rules)
     for rule in rules:
         for side in (0, 1):
-            rule.combos[side] = [row for row in rule.combos[side] if all(
-                row[p] in possible[part[0], rule.sides[side][p]]
-                for p, part in enumerate(rule.parts))]
+            rule.combos[side] = [row for row in rule.combos[side]
+                                 if _reads_possible(rule, side, row, possible)]
 
 
-def unpruned_rules() -> List[Rule]:
-    """The rules with every valid row (RULES leaves out the dead ones)."""
-    return _rules()
+def _reads_possible(rule: Rule, side: int, row, possible) -> bool:
+    """Whether every antecedent state of this row is one its kind can have."""
+    return all(row[p] in possible[part[0], rule.sides[side][p]]
+               for p, part in enumerate(rule.parts))
 
 
-RULES = _rules()
+RULES = unpruned_rules()
 _prune(RULES)
 RULES_BY_KIND: Dict[int, List[Rule]] = {}
 for _rule in RULES:
