@@ -10,10 +10,11 @@ item's winning antecedents are found again by recomputing its candidates,
 which gives the same float64 sums in the same order).
 
 Time O(n^4) (items [i, j; x] with one split point, and the C1 rule of
-[i, j] with two), memory O(n^3): nine stored kinds of 3-point items with
-ten states each (three kinds only for x right of [i, j], where they are
-read), float32, as is the arc table the chart reads (values are summed in
-float64). A block of items [i, j; x] holds each state as a row over x, so
+[i, j] with two), memory O(n^3): nine stored kinds of 3-point items
+(three kinds only for x right of [i, j], where they are read), each
+storing the connectivity states it can reach (all ten but for the chains,
+which reach five to seven: ec_rules.possible_states), float32, as is the
+arc table the chart reads (values are summed in float64). A block of items [i, j; x] holds each state as a row over x, so
 the items [i, j; x] of all x on one side are filled together: for a rule
 and its split point, the antecedents that read x are rows of the arc table
 (or of its transpose) and of stored blocks, and each row of the rule's
@@ -59,11 +60,13 @@ cdef struct ChartC:
     const float* arc            # [head * N + dep], float32 as every stored value
     const float* arc_t          # the transpose, [dep * N + head]
     float* pair                 # [(kind * N + a) * N + b) * 3 + s], kinds INT, INT0, Q
-    float* triple               # blocks of (kind, a, b): 10 rows (states) of L(a, b) x slots
-    long long* offset           # first x slot of (a, b): offset[a * N + b] (block at 10 times it)
+    float* triple               # blocks of (kind, a, b): a row per stored state, of L(a, b) x slots
+    long long* offset           # first x slot of (a, b): offset[a * N + b] (block at n_rows times it)
     long long* offset_right     # the same counting only x > b (RIGHT_ONLY kinds)
     long long kind_base[16]
     int kind_right[16]
+    int n_rows[16]              # the states a kind stores (those it can reach),
+    int row_of[16][MAX_STATES]  # and the row of each (-1: not stored, -inf)
     RuleC* rules
     int n_rules
     int* first_rule             # rules of kind k: first_rule[k] .. first_rule[k + 1]
@@ -83,17 +86,28 @@ cdef struct Found:
 
 cdef inline float* triple_slot(const ChartC* c, int kind, int a, int b, int x,
                                int* stride) noexcept nogil:
-    """State 0 of item (kind, a, b, x) of a stored kind of triples; state s
-    is stride * s further. A block (kind, a, b) holds its states as rows
-    over its x slots (x < a, then x > b; x > b only for RIGHT_ONLY kinds),
-    so that the items of consecutive x are neighbours."""
+    """The first stored row of item (kind, a, b, x) of a stored kind of
+    triples; state s is at row_of[kind][s] * stride (see state_row). A
+    block (kind, a, b) holds its states as rows over its x slots (x < a,
+    then x > b; x > b only for RIGHT_ONLY kinds), so that the items of
+    consecutive x are neighbours."""
     cdef int xi
     if c.kind_right[kind]:
         stride[0] = c.n - b
-        return &c.triple[(c.kind_base[kind] + c.offset_right[a * c.N + b]) * 10 + x - b - 1]
+        return &c.triple[c.kind_base[kind] + c.offset_right[a * c.N + b] * c.n_rows[kind]
+                         + x - b - 1]
     stride[0] = c.N - (b - a + 1)
     xi = x if x < a else x - (b - a + 1)
-    return &c.triple[(c.kind_base[kind] + c.offset[a * c.N + b]) * 10 + xi]
+    return &c.triple[c.kind_base[kind] + c.offset[a * c.N + b] * c.n_rows[kind] + xi]
+
+
+cdef inline const float* state_row(const ChartC* c, int kind, const float* slot, int stride,
+                                   int s) noexcept nogil:
+    """State s of the item at slot (triple_slot), or NULL where the kind
+    never reaches s (its value is -inf)."""
+    if c.row_of[kind][s] < 0:
+        return NULL
+    return slot + c.row_of[kind][s] * stride
 
 
 cdef inline void apply_rows(const RuleC* rule, int mirrored, const float** pv,
@@ -221,9 +235,7 @@ cdef void fill_side(const ChartC* c, int kind, int i, int j, int mirrored, int x
     cdef SplitIter splits
     cdef int width = x_hi - x_lo
     cdef int sym[5]
-    cdef const float* fixed_item[MAX_PARTS]     # state 0 of a fixed stored part
-    cdef int fixed_stride[MAX_PARTS]
-    cdef double edge[MAX_PARTS][3]              # a fixed edge's values by state
+    cdef float fixed_val[MAX_PARTS][MAX_STATES]     # a fixed part's values by state
     cdef const float* moving[2][MAX_STATES]     # a moving part's row at x_lo by state
     cdef int moving_part[2]
     cdef int n_moving
@@ -242,7 +254,6 @@ cdef void fill_side(const ChartC* c, int kind, int i, int j, int mirrored, int x
             n_moving = 0
             for p in range(n_parts):
                 locate_part(c, rule, p, sym, mirrored, &a, &b, &px)
-                fixed_item[p] = NULL
                 if rule.moves[p]:
                     m = n_moving
                     moving_part[m] = p
@@ -261,27 +272,15 @@ cdef void fill_side(const ChartC* c, int kind, int i, int j, int mirrored, int x
                     else:
                         slot = triple_slot(c, rule.part[p][0], a, b, px, &stride)
                         for s in range(MAX_STATES):
-                            moving[m][s] = slot + s * stride
-                elif rule.part[p][0] == K_EDGE:
-                    edge[p][c.pair_separate] = -INFINITY
-                    edge[p][c.pair_left] = c.arc[a * c.N + b]
-                    edge[p][c.pair_right] = c.arc[b * c.N + a]
-                elif rule.part[p][0] < N_PAIR_STORED:
-                    fixed_item[p] = &c.pair[((rule.part[p][0] * c.N + a) * c.N + b) * 3]
-                    fixed_stride[p] = 1
+                            moving[m][s] = state_row(c, rule.part[p][0], slot, stride, s)
                 else:
-                    fixed_item[p] = triple_slot(c, rule.part[p][0], a, b, px, &stride)
-                    fixed_stride[p] = stride
+                    part_values(c, rule.part[p][0], a, b, px, fixed_val[p])
             combo = rule.combos[mirrored]
             for row in range(rule.n_combos[mirrored]):
                 fixed = 0.0
                 for p in range(n_parts):
-                    if rule.moves[p]:
-                        continue
-                    if fixed_item[p] != NULL:
-                        fixed += fixed_item[p][combo[p] * fixed_stride[p]]
-                    else:
-                        fixed += edge[p][combo[p]]
+                    if not rule.moves[p]:
+                        fixed += fixed_val[p][combo[p]]
                 if fixed > -INFINITY:
                     if n_moving == 0:
                         max_row(&best[combo[n_parts] * width], fixed, NULL, NULL, width)
@@ -372,30 +371,42 @@ cdef inline void locate_part(const ChartC* c, const RuleC* rule, int p, const in
         a[0], b[0] = b[0], a[0]
 
 
+cdef inline void part_values(const ChartC* c, int kind, int a, int b, int x,
+                             float* out) noexcept nogil:
+    """The values by state of the edge a-b or of a stored item (kind, a, b, x)."""
+    cdef int s, stride
+    cdef const float* slot
+    cdef const float* row
+    if kind == K_EDGE:
+        out[c.pair_separate] = -INFINITY
+        out[c.pair_left] = c.arc[a * c.N + b]
+        out[c.pair_right] = c.arc[b * c.N + a]
+    elif kind < N_PAIR_STORED:
+        for s in range(3):
+            out[s] = c.pair[((kind * c.N + a) * c.N + b) * 3 + s]
+    else:
+        slot = triple_slot(c, kind, a, b, x, &stride)
+        for s in range(MAX_STATES):
+            row = state_row(c, kind, slot, stride, s)
+            out[s] = row[0] if row != NULL else -INFINITY
+
+
 cdef int fetch_parts(const ChartC* c, const RuleC* rule, const int* sym, int mirrored,
                      int* pa, int* pb, int* px, float (*vec)[MAX_STATES],
                      const float** pv) noexcept nogil:
     """The state vectors of the rule's antecedents at these split points;
     0 if one of them has no finite state (the rule gives nothing)."""
-    cdef int p, kind, a, b, x, s, any_finite, stride
-    cdef const float* slot
+    cdef int p, kind, a, b, x, s, any_finite
     for p in range(rule.n_parts):
         kind = rule.part[p][0]
         locate_part(c, rule, p, sym, mirrored, &a, &b, &x)
         pa[p] = a
         pb[p] = b
         px[p] = x
-        if kind == K_EDGE:
-            vec[p][c.pair_separate] = -INFINITY
-            vec[p][c.pair_left] = c.arc[a * c.N + b]
-            vec[p][c.pair_right] = c.arc[b * c.N + a]
-            pv[p] = vec[p]
-        elif kind < N_PAIR_STORED:
+        if kind < N_PAIR_STORED:
             pv[p] = &c.pair[((kind * c.N + a) * c.N + b) * 3]
         else:
-            slot = triple_slot(c, kind, a, b, x, &stride)
-            for s in range(MAX_STATES):
-                vec[p][s] = slot[s * stride]
+            part_values(c, kind, a, b, x, vec[p])
             pv[p] = vec[p]
         any_finite = 0
         for s in range(c.n_states_of[kind]):
@@ -452,9 +463,12 @@ cdef inline void store_side(ChartC* c, int kind, int i, int j, int x_lo, int x_h
     cdef int x, s, stride
     cdef int width = x_hi - x_lo
     cdef float* out = triple_slot(c, kind, i, j, x_lo, &stride)
+    cdef int row
     for s in range(MAX_STATES):
-        for x in range(width):
-            out[s * stride + x] = <float>best[s * width + x]
+        row = c.row_of[kind][s]
+        if row >= 0:
+            for x in range(width):
+                out[row * stride + x] = <float>best[s * width + x]
 
 
 cdef int* int_data(object array):
@@ -525,6 +539,17 @@ cdef class EcChart:
                 for state in range(n_first + 1):
                     self._rules[r].first[o][state] = int(numpy.searchsorted(column, state))
         self._first = numpy.asarray(first, dtype=numpy.int32)
+        # A triple kind stores the states it can reach on the sides it is
+        # stored (the chains reach half of them); unpruned, all of them.
+        possible = R.possible_states(R.RULES) if prune else None
+        for kind in range(R.X_N, R.X_N + R.N_STORED_TRIPLE):
+            stored = set(range(R.N_TRIPLE_STATES))
+            if prune:
+                stored = possible[kind, 1] | (set() if kind in R.RIGHT_ONLY
+                                              else possible[kind, 0])
+            self.c.n_rows[kind] = len(stored)
+            for s in range(MAX_STATES):
+                self.c.row_of[kind][s] = sorted(stored).index(s) if s in stored else -1
         n_states = [R.N_PAIR_STATES if k in R.PAIR_KINDS else R.N_TRIPLE_STATES
                     for k in range(len(R.KIND_NAMES))]
         self._n_states = numpy.asarray(n_states, dtype=numpy.int32)
@@ -616,11 +641,11 @@ cdef class EcChart:
         for kind in range(R.X_N, R.X_N + R.N_STORED_TRIPLE):
             self.c.kind_base[kind] = size
             self.c.kind_right[kind] = kind in R.RIGHT_ONLY
-            size += t_right if kind in R.RIGHT_ONLY else t
+            size += (t_right if kind in R.RIGHT_ONLY else t) * self.c.n_rows[kind]
         if self._pair.size < R.N_STORED_PAIR * N * N * 3:
             self._pair = numpy.empty(R.N_STORED_PAIR * N * N * 3, dtype=numpy.float32)
-        if self._triple.size < max(1, size * 10):
-            self._triple = numpy.empty(max(1, size * 10), dtype=numpy.float32)
+        if self._triple.size < max(1, size):
+            self._triple = numpy.empty(max(1, size), dtype=numpy.float32)
         cdef float[::1] pair = self._pair
         cdef float[::1] triple = self._triple
         self.c.pair = &pair[0]
@@ -636,9 +661,9 @@ cdef class EcChart:
             return [self._pair_value(kind, a, b, s) for s in range(R.N_PAIR_STATES)]
         if not R.X_N <= kind < R.X_N + R.N_STORED_TRIPLE or (x < a and kind in R.RIGHT_ONLY):
             raise ValueError(f"{R.KIND_NAMES[kind]} [{a}, {b}; {x}] is not stored")
-        cdef int stride
-        cdef float* slot = triple_slot(&self.c, kind, a, b, x, &stride)
-        return [slot[s * stride] for s in range(R.N_TRIPLE_STATES)]
+        cdef float values[MAX_STATES]
+        part_values(&self.c, kind, a, b, x, values)
+        return [values[s] for s in range(R.N_TRIPLE_STATES)]
 
     def _pair_value(self, int kind, int a, int b, int s):
         return self.c.pair[((kind * self.c.N + a) * self.c.N + b) * 3 + s]
