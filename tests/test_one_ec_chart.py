@@ -235,3 +235,29 @@ def test_rows_left_out_read_states_the_chart_never_reaches():
     assert len(possible[R.CHAIN_I, 0]) < R.N_TRIPLE_STATES
     assert sum(len(r.combos[0]) for r in R.RULES) < sum(
         len(r.combos[0]) for r in R.unpruned_rules())
+
+
+def test_vectorised_two_split_rules_agree_with_the_scalar_rules():
+    """INT0's rules with two split points are filled by one loop over p
+    (copies laid out for it); the trace re-derives items with the scalar
+    interpreter. Every finite state of every INT0 and INT item has a
+    derivation of exactly its value there, with every row kept or not."""
+    from spacy_nonmono.graph import ec_rules as R
+
+    n = 10
+    for chart in (EcChart(), EcChart(prune=False)):
+        for seed in range(2):
+            chart.decode(numpy.random.default_rng(seed).normal(size=(n + 1, n + 1)))
+            for a in range(n + 1):
+                for b in range(a + 2, n + 1):
+                    for kind in (R.INT0, R.INT):
+                        for state, value in enumerate(chart.item_values(kind, a, b)):
+                            if value > -numpy.inf:
+                                chart._trace(kind, a, b, -1, state, value,
+                                             numpy.full(n, -1, dtype=numpy.int32))
+
+
+def test_a_100_word_sentence_fits_in_100_mb():
+    chart = EcChart()
+    chart._prepare(101)
+    assert chart.buffer_bytes < 100e6

@@ -9,19 +9,27 @@ re-deriving each item on the way down (no back-pointers are stored: each
 item's winning antecedents are found again by recomputing its candidates,
 which gives the same float64 sums in the same order).
 
-Time O(n^4) (items [i, j; x] with one split point, and the C1 rule of
-[i, j] with two), memory O(n^3): nine stored kinds of 3-point items
-(three kinds only for x right of [i, j], where they are read), each
+Time O(n^4) (items [i, j; x] with one split point, and INT0's C1 and C2
+rules of [i, j] with two), memory O(n^3): nine stored kinds of 3-point
+items (three kinds only for x right of [i, j], where they are read), each
 storing the connectivity states it can reach (all ten but for the chains,
 which reach five to seven: ec_rules.possible_states), float32, as is the
-arc table the chart reads (values are summed in float64). A block of items [i, j; x] holds each state as a row over x, so
-the items [i, j; x] of all x on one side are filled together: for a rule
-and its split point, the antecedents that read x are rows of the arc table
-(or of its transpose) and of stored blocks, and each row of the rule's
-state table is one vectorised max-plus loop over x. Time and memory by
-length: docs/results/one_ec/README.md, hence the length guard of
-`1ec_arcs`. An ``EcChart`` keeps its buffers and grows them only for a
-longer sentence.
+arc table the chart reads (values are summed in float64).
+
+The hot loops are vectorised over one position:
+- A block of items [i, j; x] holds each state as a row over x, so the items
+  [i, j; x] of all x on one side are filled together: for a rule and its
+  split point, the antecedents that read x are rows of the arc table (or of
+  its transpose) and of stored blocks; the rows of the rule's state table
+  that differ only in the states of the other antecedents share one
+  max-plus loop over x.
+- The rules with two split points k and p fill INT0 [i, j] with one loop
+  over p per k and row: their antecedents that move with p are rows of
+  copies laid out for it (INT by state and transposed; "inner-point"
+  copies of the triple items they read, with p as the inner point).
+Time and memory by length: docs/results/one_ec/README.md, hence the length
+guard of `1ec_arcs`. An ``EcChart`` keeps its buffers and grows them only
+for a longer sentence.
 """
 import numpy
 from libc.math cimport INFINITY
@@ -34,6 +42,16 @@ cdef enum:
     MAX_PARTS = 4
     MAX_STATES = 10
     MAX_RULES = 64
+    MAX_INNER = 4
+
+# Where a part of a rule with two split points reads its values at
+# consecutive p (vectorised_two_split): the edge does not move with p.
+cdef enum:
+    SRC_FIXED_EDGE = 0
+    SRC_BLOCK_X = 1         # a stored block (a, b), over its x slots
+    SRC_INT_ROW = 2         # INT [a, p] over p
+    SRC_INT_COL = 3         # INT [p, b] over p
+    SRC_INNER = 4           # an inner-point copy of a triple kind, over its inner point
 
 cdef int K_INT = R.INT, K_INT0 = R.INT0, K_Q = R.Q
 cdef int K_X_N = R.X_N, K_EDGE = R.EDGE
@@ -52,6 +70,10 @@ cdef struct RuleC:
     int n_combos[2]             # sorted by the first antecedent's state:
     int first[2][MAX_STATES + 1]    # its rows for state s: first[o][s] .. first[o][s + 1]
     int n_first_states
+    int* group_last[2]          # triple kinds: 1 on a row whose next row differs in
+                                # the states of the parts that read x or in the result
+    int src[MAX_PARTS]          # rules with two split points: SRC_* by part
+    int inner[MAX_PARTS]        # and the inner-point copy a SRC_INNER part reads
 
 
 cdef struct ChartC:
@@ -67,6 +89,21 @@ cdef struct ChartC:
     int kind_right[16]
     int n_rows[16]              # the states a kind stores (those it can reach),
     int row_of[16][MAX_STATES]  # and the row of each (-1: not stored, -inf)
+    # INT by state, [(s * N + a) * N + b] and its transpose [(s * N + b) * N + a],
+    # for the rules with two split points, which read INT rows over p.
+    float* int_rows
+    float* int_cols
+    # Inner-point copies: the items (kind, a, b, x) of one side of a triple
+    # kind again, in blocks by their outer points (lo, hi) = (x, b) for x
+    # left, (a, x) for x right, with the states the two-split rules read
+    # as rows over the inner point (a, or b) in (lo, hi).
+    int n_inner
+    float* inner_data[MAX_INNER]
+    int inner_kind[MAX_INNER]
+    int inner_side[MAX_INNER]
+    int inner_rows[MAX_INNER]
+    int inner_row_of[MAX_INNER][MAX_STATES]
+    long long* offset_inner     # first slot of the block (lo, hi): offset_inner[lo * N + hi]
     RuleC* rules
     int n_rules
     int* first_rule             # rules of kind k: first_rule[k] .. first_rule[k + 1]
@@ -242,7 +279,7 @@ cdef void fill_side(const ChartC* c, int kind, int i, int j, int mirrored, int x
     cdef const float* slot
     cdef const int* combo
     cdef const RuleC* rule
-    cdef double fixed
+    cdef double fixed, group_fixed
     for t in range(width * MAX_STATES):
         best[t] = -INFINITY
     set_symbols(c, sym, i, j, x_lo, mirrored)
@@ -276,11 +313,21 @@ cdef void fill_side(const ChartC* c, int kind, int i, int j, int mirrored, int x
                 else:
                     part_values(c, rule.part[p][0], a, b, px, fixed_val[p])
             combo = rule.combos[mirrored]
+            group_fixed = -INFINITY
             for row in range(rule.n_combos[mirrored]):
                 fixed = 0.0
                 for p in range(n_parts):
                     if not rule.moves[p]:
                         fixed += fixed_val[p][combo[p]]
+                if fixed > group_fixed:
+                    group_fixed = fixed
+                if not rule.group_last[mirrored][row]:
+                    combo += n_parts + 1
+                    continue
+                # The last row of its group: one loop over x with the
+                # group's best fixed sum.
+                fixed = group_fixed
+                group_fixed = -INFINITY
                 if fixed > -INFINITY:
                     if n_moving == 0:
                         max_row(&best[combo[n_parts] * width], fixed, NULL, NULL, width)
@@ -322,6 +369,8 @@ cdef int evaluate(const ChartC* c, int kind, int i, int j, int x, double* best,
     set_symbols(c, sym, i, j, x, mirrored)
     for r in range(c.first_rule[kind], c.first_rule[kind + 1]):
         rule = &c.rules[r]
+        if find_state < 0 and rule.n_splits == 2:
+            continue            # filled by vectorised_two_split
         n_parts = rule.n_parts
         splits.started = 0
         while next_split(rule, sym, &splits):
@@ -418,12 +467,125 @@ cdef int fetch_parts(const ChartC* c, const RuleC* rule, const int* sym, int mir
     return 1
 
 
-cdef void store_pair(ChartC* c, int kind, int i, int j, double* tmp) noexcept nogil:
+cdef void store_pair(ChartC* c, int kind, int i, int j, double* tmp,
+                     double* scratch) noexcept nogil:
     cdef int s
     cdef float* out = &c.pair[((kind * c.N + i) * c.N + j) * 3]
     evaluate(c, kind, i, j, -1, tmp, -1, 0.0, NULL)
+    vectorised_two_split(c, kind, i, j, tmp, scratch)
     for s in range(3):
         out[s] = <float>tmp[s]
+    if kind == K_INT:
+        for s in range(3):
+            c.int_rows[(s * c.N + i) * c.N + j] = out[s]
+            c.int_cols[(s * c.N + j) * c.N + i] = out[s]
+
+
+cdef inline void max_row3(double* out, double fixed, const float* m1, const float* m2,
+                          const float* m3, int width) noexcept nogil:
+    """out[p] = max(out[p], fixed + m1[p] + m2[p] + m3[p]) over p < width."""
+    cdef int p
+    cdef double v
+    for p in range(width):
+        v = fixed + m1[p] + m2[p] + m3[p]
+        out[p] = v if v > out[p] else out[p]
+
+
+cdef void vectorised_two_split(const ChartC* c, int kind, int i, int j, double* best,
+                               double* acc) noexcept nogil:
+    """The candidates of the pair item (kind, i, j) from its rules with two
+    split points (INT0's C1 and C2), maxed into best[s]. For each k, each
+    row of a rule's state table is one vectorised loop over p: the edge i-k
+    is fixed, the other three parts are rows over p (of a stored block, of
+    INT or its transpose, of an inner-point copy), summed in `evaluate`'s
+    order; acc[s * N + p] keeps the best by state and p (acc: 3N scratch)."""
+    cdef int r, k, k_lo, k_hi, p, p_lo, p_hi, q, s, a, b, x, stride, n_parts, row, width
+    cdef int any_rule = 0
+    cdef int sym[5]
+    cdef double edge[3]
+    cdef const float* rows[MAX_PARTS][MAX_STATES]
+    cdef const float* slot
+    cdef const int* combo
+    cdef const RuleC* rule
+    cdef double fixed, v
+    for r in range(c.first_rule[kind], c.first_rule[kind + 1]):
+        rule = &c.rules[r]
+        if rule.n_splits != 2:
+            continue
+        if not any_rule:
+            any_rule = 1
+            for q in range(3 * c.N):
+                acc[q] = -INFINITY
+        n_parts = rule.n_parts
+        set_symbols(c, sym, i, j, -1, 0)
+        split_range(rule, 0, sym, &k_lo, &k_hi)
+        for k in range(k_lo, k_hi + 1):
+            sym[3] = k
+            split_range(rule, 1, sym, &p_lo, &p_hi)
+            if p_lo > p_hi:
+                continue
+            width = p_hi - p_lo + 1
+            sym[4] = p_lo
+            for q in range(n_parts):
+                locate_part(c, rule, q, sym, 0, &a, &b, &x)
+                if rule.src[q] == SRC_FIXED_EDGE:
+                    edge[c.pair_separate] = -INFINITY
+                    edge[c.pair_left] = c.arc[a * c.N + b]
+                    edge[c.pair_right] = c.arc[b * c.N + a]
+                    continue
+                for s in range(MAX_STATES):
+                    rows[q][s] = NULL
+                if rule.src[q] == SRC_BLOCK_X:
+                    slot = triple_slot(c, rule.part[q][0], a, b, x, &stride)
+                    for s in range(MAX_STATES):
+                        rows[q][s] = state_row(c, rule.part[q][0], slot, stride, s)
+                elif rule.src[q] == SRC_INT_ROW:
+                    for s in range(3):
+                        rows[q][s] = &c.int_rows[(s * c.N + a) * c.N + b]
+                elif rule.src[q] == SRC_INT_COL:
+                    for s in range(3):
+                        rows[q][s] = &c.int_cols[(s * c.N + b) * c.N + a]
+                else:
+                    inner_rows(c, rule.inner[q], a, b, x, rows[q])
+            combo = rule.combos[0]
+            for row in range(rule.n_combos[0]):
+                fixed = edge[combo[0]]
+                if fixed > -INFINITY and rows[1][combo[1]] != NULL and \
+                        rows[2][combo[2]] != NULL and rows[3][combo[3]] != NULL:
+                    max_row3(&acc[combo[4] * c.N + p_lo], fixed, rows[1][combo[1]],
+                             rows[2][combo[2]], rows[3][combo[3]], width)
+                combo += n_parts + 1
+    if any_rule:
+        for s in range(3):
+            for p in range(i, j + 1):
+                v = acc[s * c.N + p]
+                if v > best[s]:
+                    best[s] = v
+
+
+cdef inline long long inner_block(const ChartC* c, int ic, int a, int b, int x,
+                                  int* lo, int* hi, int* inner) noexcept nogil:
+    """The outer points and inner point of item (a, b, x) in inner copy ic;
+    returns the block's first slot."""
+    if c.inner_side[ic] == 0:
+        lo[0], hi[0], inner[0] = x, b, a
+    else:
+        lo[0], hi[0], inner[0] = a, x, b
+    return c.offset_inner[lo[0] * c.N + hi[0]] * c.inner_rows[ic]
+
+
+cdef inline void inner_rows(const ChartC* c, int ic, int a, int b, int x,
+                            const float** rows) noexcept nogil:
+    """rows[s]: state s of item (a, b, x) in inner copy ic, whose next
+    inner point follows it (NULL: a state the copy does not keep)."""
+    cdef int lo, hi, inner, s
+    cdef long long block = inner_block(c, ic, a, b, x, &lo, &hi, &inner)
+    for s in range(MAX_STATES):
+        if c.inner_row_of[ic][s] < 0:
+            rows[s] = NULL
+        else:
+            rows[s] = &c.inner_data[ic][block + c.inner_row_of[ic][s] * (hi - lo - 1)
+                                        + inner - lo - 1]
 
 
 cdef void fill(ChartC* c, double* side_best) noexcept nogil:
@@ -444,9 +606,9 @@ cdef void fill(ChartC* c, double* side_best) noexcept nogil:
                 for s in range(3):
                     dst[s] = -INFINITY
             else:
-                store_pair(c, K_Q, i, j, tmp)
-                store_pair(c, K_INT0, i, j, tmp)
-            store_pair(c, K_INT, i, j, tmp)
+                store_pair(c, K_Q, i, j, tmp, side_best)
+                store_pair(c, K_INT0, i, j, tmp, side_best)
+            store_pair(c, K_INT, i, j, tmp, side_best)
             # The kinds in order (each reads earlier kinds of the same
             # [i, j; x]), x on the left (but for RIGHT_ONLY kinds) and right.
             for kind in range(K_X_N, K_X_N + N_TRIPLE_STORED):
@@ -463,12 +625,24 @@ cdef inline void store_side(ChartC* c, int kind, int i, int j, int x_lo, int x_h
     cdef int x, s, stride
     cdef int width = x_hi - x_lo
     cdef float* out = triple_slot(c, kind, i, j, x_lo, &stride)
-    cdef int row
+    cdef int row, ic, lo, hi, inner, side = x_lo > j
+    cdef long long block
     for s in range(MAX_STATES):
         row = c.row_of[kind][s]
         if row >= 0:
             for x in range(width):
                 out[row * stride + x] = <float>best[s * width + x]
+    # The inner-point copies of this kind and side: one item per block.
+    for ic in range(c.n_inner):
+        if c.inner_kind[ic] != kind or c.inner_side[ic] != side:
+            continue
+        for x in range(x_lo, x_hi):
+            block = inner_block(c, ic, i, j, x, &lo, &hi, &inner)
+            for s in range(MAX_STATES):
+                row = c.inner_row_of[ic][s]
+                if row >= 0:
+                    c.inner_data[ic][block + row * (hi - lo - 1) + inner - lo - 1] = \
+                        <float>best[s * width + x - x_lo]
 
 
 cdef int* int_data(object array):
@@ -491,7 +665,7 @@ cdef class EcChart:
     """The 1EC chart, reusable across sentences (its buffers grow to the
     longest one)."""
     cdef ChartC c
-    cdef readonly object _pair, _triple
+    cdef readonly object _pair, _triple, _int_copies, _inner
     cdef object _offset, _arc, _combos, _first, _n_states
     cdef RuleC* _rules
 
@@ -526,19 +700,40 @@ cdef class EcChart:
             if R.X_N <= rule.kind < R.X_N + R.N_STORED_TRIPLE:
                 assert sum(R.X in (a[0], b[0], x) for kind, a, b, x in rule.parts) <= 2
             for o in range(2):
-                table = numpy.ascontiguousarray(numpy.asarray(rule.combos[o], dtype=numpy.int32)
-                                                .reshape(-1, len(rule.parts) + 1))
+                table = numpy.asarray(rule.combos[o], dtype=numpy.int32).reshape(
+                    -1, len(rule.parts) + 1)
+                self._rules[r].group_last[o] = NULL
+                if R.X_N <= rule.kind < R.X_N + R.N_STORED_TRIPLE:
+                    # fill_side: rows that differ only in the fixed parts' states
+                    # are neighbours, so it takes their best fixed sum and runs
+                    # one loop over x for them.
+                    moving = [q for q, part in enumerate(rule.parts)
+                              if R.X in (part[1][0], part[2][0], part[3])]
+                    keys = [tuple(row[q] for q in moving) + (row[len(rule.parts)],)
+                            for row in table]
+                    order = sorted(range(len(keys)), key=lambda t: keys[t])
+                    table = table[order]
+                    keys = [keys[t] for t in order]
+                    last = numpy.asarray([int(t + 1 == len(keys) or keys[t + 1] != keys[t])
+                                          for t in range(len(keys))], dtype=numpy.int32)
+                    self._combos.append(last)
+                    if last.size:
+                        self._rules[r].group_last[o] = int_data(last)
+                table = numpy.ascontiguousarray(table)
                 self._combos.append(table)
                 self._rules[r].combos[o] = int_data(table.reshape(-1)) if table.size else NULL
                 self._rules[r].n_combos[o] = table.shape[0]
                 n_first = R.N_PAIR_STATES if rule.parts[0][0] in R.PAIR_KINDS \
                     else R.N_TRIPLE_STATES
                 self._rules[r].n_first_states = n_first
-                column = table[:, 0] if table.size else numpy.zeros(0, dtype=numpy.int32)
-                assert (numpy.diff(column) >= 0).all()
-                for state in range(n_first + 1):
-                    self._rules[r].first[o][state] = int(numpy.searchsorted(column, state))
+                if rule.kind < R.N_STORED_PAIR:
+                    # apply_rows (pairs): rows grouped by the first part's state.
+                    column = table[:, 0]
+                    assert (numpy.diff(column) >= 0).all()
+                    for state in range(n_first + 1):
+                        self._rules[r].first[o][state] = int(numpy.searchsorted(column, state))
         self._first = numpy.asarray(first, dtype=numpy.int32)
+        self._plan_two_split(rules)
         # A triple kind stores the states it can reach on the sides it is
         # stored (the chains reach half of them); unpruned, all of them.
         possible = R.possible_states(R.RULES) if prune else None
@@ -562,6 +757,50 @@ cdef class EcChart:
         self.c.pair_right = R.RIGHT_TOP
         self._pair = numpy.zeros(0)
         self._triple = numpy.zeros(0)
+        self._int_copies = numpy.zeros(0)
+        self._inner = numpy.zeros(0)
+
+    def _plan_two_split(self, rules):
+        """Where each part of a rule with two split points reads its values
+        over p (vectorised_two_split), and the inner-point copies that needs:
+        the edge is fixed, the other parts move with p by one slot."""
+        inner = {}              # (kind, side) -> states read
+        for r, rule in enumerate(rules):
+            if len(rule.splits) != 2:
+                continue
+            assert rule.kind < R.N_STORED_PAIR and len(rule.parts) == 4
+            for q, (kind, a, b, x) in enumerate(rule.parts):
+                self._rules[r].inner[q] = -1
+                reads = {row[q] for row in rule.combos[0]}
+                if kind == R.EDGE:
+                    assert q == 0 and R.P not in (a[0], b[0])
+                    self._rules[r].src[q] = SRC_FIXED_EDGE
+                elif kind == R.INT:
+                    assert (a[0] == R.P) != (b[0] == R.P) and a[1] == b[1] == 0
+                    self._rules[r].src[q] = SRC_INT_COL if a[0] == R.P else SRC_INT_ROW
+                elif x == R.P:
+                    self._rules[r].src[q] = SRC_BLOCK_X
+                else:
+                    assert R.X_N <= kind < R.X_N + R.N_STORED_TRIPLE and R.P in (a[0], b[0])
+                    assert a[1] == b[1] == 0 and kind not in R.RIGHT_ONLY
+                    side = int(b[0] == R.P)     # p the right end: x right of the item
+                    inner.setdefault((kind, side), set()).update(reads)
+                    self._rules[r].src[q] = SRC_INNER
+        assert len(inner) <= MAX_INNER
+        order = list(inner)
+        for r, rule in enumerate(rules):
+            if len(rule.splits) == 2:
+                for q, (kind, a, b, x) in enumerate(rule.parts):
+                    if self._rules[r].src[q] == SRC_INNER:
+                        self._rules[r].inner[q] = order.index((kind, int(b[0] == R.P)))
+        self.c.n_inner = len(order)
+        for ic, (kind, side) in enumerate(order):
+            kept = sorted(inner[kind, side])
+            self.c.inner_kind[ic] = kind
+            self.c.inner_side[ic] = side
+            self.c.inner_rows[ic] = len(kept)
+            for s in range(MAX_STATES):
+                self.c.inner_row_of[ic][s] = kept.index(s) if s in kept else -1
 
     def __dealloc__(self):
         if self._rules != NULL:
@@ -569,7 +808,8 @@ cdef class EcChart:
 
     @property
     def buffer_bytes(self) -> int:
-        return int(self._pair.nbytes + self._triple.nbytes)
+        return int(self._pair.nbytes + self._triple.nbytes + self._int_copies.nbytes
+                   + self._inner.nbytes)
 
     def decode(self, arc_scores):
         """(score, heads): the best 1EC tree with one root arc under
@@ -650,6 +890,30 @@ cdef class EcChart:
         cdef float[::1] triple = self._triple
         self.c.pair = &pair[0]
         self.c.triple = &triple[0]
+        # The two-split rules' copies: INT by state and transposed, and the
+        # inner-point copies, with blocks (lo, hi) of hi - lo - 1 slots.
+        if self._int_copies.size < 2 * 3 * N * N:
+            self._int_copies = numpy.empty(2 * 3 * N * N, dtype=numpy.float32)
+        cdef float[::1] int_copies = self._int_copies
+        self.c.int_rows = &int_copies[0]
+        self.c.int_cols = &int_copies[3 * N * N]
+        offset_inner = numpy.zeros(N * N, dtype=numpy.longlong)
+        t = 0
+        for a in range(N):
+            for b in range(a + 2, N):
+                offset_inner[a * N + b] = t
+                t += b - a - 1
+        cdef long long[::1] offset_inner_view = offset_inner
+        self.c.offset_inner = &offset_inner_view[0]
+        self._offset = self._offset + (offset_inner,)
+        size = max(1, t * sum(self.c.inner_rows[ic] for ic in range(self.c.n_inner)))
+        if self._inner.size < size:
+            self._inner = numpy.empty(size, dtype=numpy.float32)
+        cdef float[::1] inner = self._inner
+        cdef long long at = 0
+        for ic in range(self.c.n_inner):
+            self.c.inner_data[ic] = &inner[at]
+            at += t * self.c.inner_rows[ic]
 
     def item_values(self, int kind, int a, int b, int x=-1):
         """The values by state of a stored item of the last sentence decoded
