@@ -7,14 +7,15 @@ connectivity-state table of each rule); this module fills the chart by
 interpreting it, nogil, in order of span, and reads the best tree back by
 re-deriving each item on the way down (no back-pointers are stored: each
 item's winning antecedents are found again by recomputing its candidates,
-which gives the same float64 sums in the same order).
+which gives the same float32 sums in the same order).
 
 Time O(n^4) (items [i, j; x] with one split point, and INT0's C1 and C2
 rules of [i, j] with two), memory O(n^3): nine stored kinds of 3-point
 items (three kinds only for x right of [i, j], where they are read), each
 storing the connectivity states it can reach (all ten but for the chains,
 which reach five to seven: ec_rules.possible_states), float32, as is the
-arc table the chart reads (values are summed in float64).
+arc table the chart reads, and so are the sums (as the models' scores
+are): the loops over x run four values per instruction.
 
 The hot loops are vectorised over one position:
 - A block of items [i, j; x] holds each state as a row over x, so the items
@@ -35,6 +36,17 @@ import numpy
 from libc.math cimport INFINITY
 from libc.stdlib cimport malloc, free
 from libc.string cimport memcpy
+
+cdef extern from *:
+    """
+    #if defined(__GNUC__) || defined(__clang__)
+    #define EC_PREFETCH(address) __builtin_prefetch(address)
+    #else
+    #define EC_PREFETCH(address) ((void)(address))
+    #endif
+    """
+    # A hint to load the cache line at address (a no-op on other compilers).
+    void EC_PREFETCH(const void* address) nogil
 
 from . import ec_rules as R
 
@@ -118,7 +130,7 @@ cdef struct Found:
     int b[MAX_PARTS]
     int x[MAX_PARTS]
     int state[MAX_PARTS]
-    double value[MAX_PARTS]
+    float value[MAX_PARTS]
 
 
 cdef inline float* triple_slot(const ChartC* c, int kind, int a, int b, int x,
@@ -148,7 +160,7 @@ cdef inline const float* state_row(const ChartC* c, int kind, const float* slot,
 
 
 cdef inline void apply_rows(const RuleC* rule, int mirrored, const float** pv,
-                            double* best) noexcept nogil:
+                            float* best) noexcept nogil:
     """The hot loop: best[s] = max(best[s], the rule's candidates of state s
     from the antecedents' state vectors pv). Rows are grouped by the first
     antecedent's state (skipped where it is -inf), one version per number of
@@ -160,7 +172,7 @@ cdef inline void apply_rows(const RuleC* rule, int mirrored, const float** pv,
     cdef const float* v1 = pv[1] if n_parts > 1 else NULL
     cdef const float* v2 = pv[2] if n_parts > 2 else NULL
     cdef const float* v3 = pv[3] if n_parts > 3 else NULL
-    cdef double v, a0
+    cdef float v, a0
     for s in range(rule.n_first_states):
         a0 = v0[s]
         if a0 == -INFINITY:
@@ -240,12 +252,12 @@ cdef inline void split_range(const RuleC* rule, int which, const int* sym,
         hi[0] = 0
 
 
-cdef inline void max_row(double* out, double fixed, const float* m1, const float* m2,
+cdef inline void max_row(float* out, float fixed, const float* m1, const float* m2,
                          int width) noexcept nogil:
     """out[x] = max(out[x], fixed + m1[x] + m2[x]) over x < width (m2 or both
     NULL: left out); loops the compiler vectorises."""
     cdef int x
-    cdef double v
+    cdef float v
     if m2 != NULL:
         for x in range(width):
             v = fixed + m1[x] + m2[x]
@@ -260,7 +272,7 @@ cdef inline void max_row(double* out, double fixed, const float* m1, const float
 
 
 cdef void fill_side(const ChartC* c, int kind, int i, int j, int mirrored, int x_lo, int x_hi,
-                    double* best) noexcept nogil:
+                    float* best) noexcept nogil:
     """Every item (kind, i, j, x) of a stored kind of triples with x in
     [x_lo, x_hi), all on one side of [i, j]: best[s * (x_hi - x_lo) + x - x_lo].
     The same candidates as `evaluate`, summed in the same order (the parts
@@ -279,7 +291,7 @@ cdef void fill_side(const ChartC* c, int kind, int i, int j, int mirrored, int x
     cdef const float* slot
     cdef const int* combo
     cdef const RuleC* rule
-    cdef double fixed, group_fixed
+    cdef float fixed, group_fixed
     for t in range(width * MAX_STATES):
         best[t] = -INFINITY
     set_symbols(c, sym, i, j, x_lo, mirrored)
@@ -288,6 +300,8 @@ cdef void fill_side(const ChartC* c, int kind, int i, int j, int mirrored, int x
         n_parts = rule.n_parts
         splits.started = 0
         while next_split(rule, sym, &splits):
+            if rule.n_splits == 1 and splits.k < splits.k_hi:
+                prefetch_next_split(c, rule, sym, mirrored)
             n_moving = 0
             for p in range(n_parts):
                 locate_part(c, rule, p, sym, mirrored, &a, &b, &px)
@@ -343,8 +357,31 @@ cdef void fill_side(const ChartC* c, int kind, int i, int j, int mirrored, int x
                 combo += n_parts + 1
 
 
-cdef int evaluate(const ChartC* c, int kind, int i, int j, int x, double* best,
-                  int find_state, double find_value, Found* found) noexcept nogil:
+cdef inline void prefetch_next_split(const ChartC* c, const RuleC* rule, int* sym,
+                                    int mirrored) noexcept nogil:
+    """Asks for the stored triple parts of the next split point while this
+    one is summed: every state of a part fixed over x (fill_side reads them
+    all, one cache line each) and the start of each row of a part that
+    reads x. Their blocks are far apart, so each would be a cache miss."""
+    cdef int p, s, a, b, x, stride, kind
+    cdef const float* slot
+    sym[3] += 1
+    for p in range(rule.n_parts):
+        kind = rule.part[p][0]
+        if kind < N_PAIR_STORED or kind == K_EDGE:
+            continue
+        locate_part(c, rule, p, sym, mirrored, &a, &b, &x)
+        slot = triple_slot(c, kind, a, b, x, &stride)
+        for s in range(MAX_STATES):
+            if c.row_of[kind][s] >= 0:
+                EC_PREFETCH(slot + c.row_of[kind][s] * stride)
+                if rule.moves[p]:
+                    EC_PREFETCH(slot + c.row_of[kind][s] * stride + 16)
+    sym[3] -= 1
+
+
+cdef int evaluate(const ChartC* c, int kind, int i, int j, int x, float* best,
+                  int find_state, float find_value, Found* found) noexcept nogil:
     """All candidates of item (kind, i, j, x) (original positions). Fill
     mode (find_state < 0): best[s] = the best value of each state. Find mode:
     stop at the first candidate giving find_state with find_value, write its
@@ -359,7 +396,7 @@ cdef int evaluate(const ChartC* c, int kind, int i, int j, int x, double* best,
     cdef const float* pv[MAX_PARTS]
     cdef const int* combo
     cdef const RuleC* rule
-    cdef double v
+    cdef float v
     cdef int n_states = c.n_states_of[kind]
     if find_state < 0:
         for s in range(n_states):
@@ -391,7 +428,7 @@ cdef int evaluate(const ChartC* c, int kind, int i, int j, int x, double* best,
                     if rule.moves[p]:
                         v += pv[p][combo[p]]
                 s = combo[n_parts]
-                if s == find_state and <float>v == <float>find_value:
+                if s == find_state and v == find_value:
                     found.n_parts = n_parts
                     for p in range(n_parts):
                         found.kind[p] = rule.part[p][0]
@@ -467,47 +504,46 @@ cdef int fetch_parts(const ChartC* c, const RuleC* rule, const int* sym, int mir
     return 1
 
 
-cdef void store_pair(ChartC* c, int kind, int i, int j, double* tmp,
-                     double* scratch) noexcept nogil:
+cdef void store_pair(ChartC* c, int kind, int i, int j, float* tmp,
+                     float* scratch) noexcept nogil:
     cdef int s
     cdef float* out = &c.pair[((kind * c.N + i) * c.N + j) * 3]
     evaluate(c, kind, i, j, -1, tmp, -1, 0.0, NULL)
     vectorised_two_split(c, kind, i, j, tmp, scratch)
     for s in range(3):
-        out[s] = <float>tmp[s]
+        out[s] = tmp[s]
     if kind == K_INT:
         for s in range(3):
             c.int_rows[(s * c.N + i) * c.N + j] = out[s]
             c.int_cols[(s * c.N + j) * c.N + i] = out[s]
 
 
-cdef inline void max_row3(double* out, double fixed, const float* m1, const float* m2,
+cdef inline void max_row3(float* out, float fixed, const float* m1, const float* m2,
                           const float* m3, int width) noexcept nogil:
     """out[p] = max(out[p], fixed + m1[p] + m2[p] + m3[p]) over p < width."""
     cdef int p
-    cdef double v
+    cdef float v
     for p in range(width):
         v = fixed + m1[p] + m2[p] + m3[p]
         out[p] = v if v > out[p] else out[p]
 
 
-cdef void vectorised_two_split(const ChartC* c, int kind, int i, int j, double* best,
-                               double* acc) noexcept nogil:
+cdef void vectorised_two_split(const ChartC* c, int kind, int i, int j, float* best,
+                               float* acc) noexcept nogil:
     """The candidates of the pair item (kind, i, j) from its rules with two
     split points (INT0's C1 and C2), maxed into best[s]. For each k, each
     row of a rule's state table is one vectorised loop over p: the edge i-k
     is fixed, the other three parts are rows over p (of a stored block, of
     INT or its transpose, of an inner-point copy), summed in `evaluate`'s
     order; acc[s * N + p] keeps the best by state and p (acc: 3N scratch)."""
-    cdef int r, k, k_lo, k_hi, p, p_lo, p_hi, q, s, a, b, x, stride, n_parts, row, width
+    cdef int r, k, k_lo, k_hi, p, p_lo, q, s, n_parts, row, width
     cdef int any_rule = 0
     cdef int sym[5]
-    cdef double edge[3]
+    cdef float edge[3]
     cdef const float* rows[MAX_PARTS][MAX_STATES]
-    cdef const float* slot
     cdef const int* combo
     cdef const RuleC* rule
-    cdef double fixed, v
+    cdef float fixed, v
     for r in range(c.first_rule[kind], c.first_rule[kind + 1]):
         rule = &c.rules[r]
         if rule.n_splits != 2:
@@ -520,33 +556,19 @@ cdef void vectorised_two_split(const ChartC* c, int kind, int i, int j, double* 
         set_symbols(c, sym, i, j, -1, 0)
         split_range(rule, 0, sym, &k_lo, &k_hi)
         for k in range(k_lo, k_hi + 1):
+            if k < k_hi:
+                # The next k's rows, asked for while this one's are summed.
+                sym[3] = k + 1
+                if two_split_rows(c, rule, sym, edge, rows):
+                    for q in range(1, n_parts):
+                        for s in range(MAX_STATES):
+                            if rows[q][s] != NULL:
+                                EC_PREFETCH(rows[q][s])
             sym[3] = k
-            split_range(rule, 1, sym, &p_lo, &p_hi)
-            if p_lo > p_hi:
+            width = two_split_rows(c, rule, sym, edge, rows)
+            if not width:
                 continue
-            width = p_hi - p_lo + 1
-            sym[4] = p_lo
-            for q in range(n_parts):
-                locate_part(c, rule, q, sym, 0, &a, &b, &x)
-                if rule.src[q] == SRC_FIXED_EDGE:
-                    edge[c.pair_separate] = -INFINITY
-                    edge[c.pair_left] = c.arc[a * c.N + b]
-                    edge[c.pair_right] = c.arc[b * c.N + a]
-                    continue
-                for s in range(MAX_STATES):
-                    rows[q][s] = NULL
-                if rule.src[q] == SRC_BLOCK_X:
-                    slot = triple_slot(c, rule.part[q][0], a, b, x, &stride)
-                    for s in range(MAX_STATES):
-                        rows[q][s] = state_row(c, rule.part[q][0], slot, stride, s)
-                elif rule.src[q] == SRC_INT_ROW:
-                    for s in range(3):
-                        rows[q][s] = &c.int_rows[(s * c.N + a) * c.N + b]
-                elif rule.src[q] == SRC_INT_COL:
-                    for s in range(3):
-                        rows[q][s] = &c.int_cols[(s * c.N + b) * c.N + a]
-                else:
-                    inner_rows(c, rule.inner[q], a, b, x, rows[q])
+            p_lo = sym[4]
             combo = rule.combos[0]
             for row in range(rule.n_combos[0]):
                 fixed = edge[combo[0]]
@@ -561,6 +583,41 @@ cdef void vectorised_two_split(const ChartC* c, int kind, int i, int j, double* 
                 v = acc[s * c.N + p]
                 if v > best[s]:
                     best[s] = v
+
+
+cdef inline int two_split_rows(const ChartC* c, const RuleC* rule, int* sym, float* edge,
+                                const float* (*rows)[MAX_STATES]) noexcept nogil:
+    """For the split point k = sym[3] of a two-split rule: sets sym[4] to
+    the first p, the edge's values by state, and rows[q][s], part q's row
+    of state s from that p on (NULL: -inf); returns the number of p."""
+    cdef int q, s, a, b, x, stride, p_lo, p_hi
+    cdef const float* slot
+    split_range(rule, 1, sym, &p_lo, &p_hi)
+    if p_lo > p_hi:
+        return 0
+    sym[4] = p_lo
+    for q in range(rule.n_parts):
+        locate_part(c, rule, q, sym, 0, &a, &b, &x)
+        if rule.src[q] == SRC_FIXED_EDGE:
+            edge[c.pair_separate] = -INFINITY
+            edge[c.pair_left] = c.arc[a * c.N + b]
+            edge[c.pair_right] = c.arc[b * c.N + a]
+            continue
+        for s in range(MAX_STATES):
+            rows[q][s] = NULL
+        if rule.src[q] == SRC_BLOCK_X:
+            slot = triple_slot(c, rule.part[q][0], a, b, x, &stride)
+            for s in range(MAX_STATES):
+                rows[q][s] = state_row(c, rule.part[q][0], slot, stride, s)
+        elif rule.src[q] == SRC_INT_ROW:
+            for s in range(3):
+                rows[q][s] = &c.int_rows[(s * c.N + a) * c.N + b]
+        elif rule.src[q] == SRC_INT_COL:
+            for s in range(3):
+                rows[q][s] = &c.int_cols[(s * c.N + b) * c.N + a]
+        else:
+            inner_rows(c, rule.inner[q], a, b, x, rows[q])
+    return p_hi - p_lo + 1
 
 
 cdef inline long long inner_block(const ChartC* c, int ic, int a, int b, int x,
@@ -588,11 +645,11 @@ cdef inline void inner_rows(const ChartC* c, int ic, int a, int b, int x,
                                         + inner - lo - 1]
 
 
-cdef void fill(ChartC* c, double* side_best) noexcept nogil:
+cdef void fill(ChartC* c, float* side_best) noexcept nogil:
     """Every stored item, in order of span; side_best: N * MAX_STATES scratch."""
     cdef int d, i, j, x, kind, s
     cdef float* dst
-    cdef double tmp[MAX_STATES]
+    cdef float tmp[MAX_STATES]
     cdef int N = c.N
     for d in range(1, N):
         for i in range(0, N - d):
@@ -621,7 +678,7 @@ cdef void fill(ChartC* c, double* side_best) noexcept nogil:
 
 
 cdef inline void store_side(ChartC* c, int kind, int i, int j, int x_lo, int x_hi,
-                            const double* best) noexcept nogil:
+                            const float* best) noexcept nogil:
     cdef int x, s, stride
     cdef int width = x_hi - x_lo
     cdef float* out = triple_slot(c, kind, i, j, x_lo, &stride)
@@ -631,7 +688,7 @@ cdef inline void store_side(ChartC* c, int kind, int i, int j, int x_lo, int x_h
         row = c.row_of[kind][s]
         if row >= 0:
             for x in range(width):
-                out[row * stride + x] = <float>best[s * width + x]
+                out[row * stride + x] = best[s * width + x]
     # The inner-point copies of this kind and side: one item per block.
     for ic in range(c.n_inner):
         if c.inner_kind[ic] != kind or c.inner_side[ic] != side:
@@ -642,7 +699,7 @@ cdef inline void store_side(ChartC* c, int kind, int i, int j, int x_lo, int x_h
                 row = c.inner_row_of[ic][s]
                 if row >= 0:
                     c.inner_data[ic][block + row * (hi - lo - 1) + inner - lo - 1] = \
-                        <float>best[s * width + x - x_lo]
+                        best[s * width + x - x_lo]
 
 
 cdef int* int_data(object array):
@@ -845,8 +902,8 @@ cdef class EcChart:
         cdef float[:, ::1] arc_t_view = arcs_t
         self.c.arc = &arc_view[0, 0]
         self.c.arc_t = &arc_t_view[0, 0]
-        side_best = numpy.empty(N * MAX_STATES, dtype=numpy.float64)
-        cdef double[::1] side_view = side_best
+        side_best = numpy.empty(N * MAX_STATES, dtype=numpy.float32)
+        cdef float[::1] side_view = side_best
         with nogil:
             fill(&self.c, &side_view[0])
         top_state = R.LEFT_TOP
@@ -932,7 +989,7 @@ cdef class EcChart:
     def _pair_value(self, int kind, int a, int b, int s):
         return self.c.pair[((kind * self.c.N + a) * self.c.N + b) * 3 + s]
 
-    def _trace(self, int kind, int a, int b, int x, int state, double value, heads):
+    def _trace(self, int kind, int a, int b, int x, int state, float value, heads):
         """Writes the arcs of the item's best derivation in `state` to heads."""
         cdef Found found
         cdef int p, n_found
