@@ -24,10 +24,15 @@ The hot loops are vectorised over one position:
   its transpose) and of stored blocks; the rows of the rule's state table
   that differ only in the states of the other antecedents share one
   max-plus loop over x.
-- The rules with two split points k and p fill INT0 [i, j] with one loop
-  over p per k and row: their antecedents that move with p are rows of
-  copies laid out for it (INT by state and transposed; "inner-point"
-  copies of the triple items they read, with p as the inner point).
+- The rules with two split points k and p (INT0's C1 and C2) have one
+  antecedent that depends on j. The sum of the others is kept for the
+  current i, by k and by group of rows with the same last state and
+  result (two_split_partial, O(n^3) in all), so INT0 [i, j] takes one
+  loop over p per k and group: the partial sum plus a row of the last
+  antecedent (of a stored block, or of an "inner-point" copy of the items
+  it reads, with p as the inner point). Hence the fill order: i from
+  right to left, j from left to right.
+- The antecedents of the next split point are prefetched.
 Time and memory by length: docs/results/one_ec/README.md, hence the length
 guard of `1ec_arcs`. An ``EcChart`` keeps its buffers and grows them only
 for a longer sentence.
@@ -55,6 +60,7 @@ cdef enum:
     MAX_STATES = 10
     MAX_RULES = 64
     MAX_INNER = 4
+    MAX_GROUPS = 32
 
 # Where a part of a rule with two split points reads its values at
 # consecutive p (vectorised_two_split): the edge does not move with p.
@@ -64,6 +70,8 @@ cdef enum:
     SRC_INT_ROW = 2         # INT [a, p] over p
     SRC_INT_COL = 3         # INT [p, b] over p
     SRC_INNER = 4           # an inner-point copy of a triple kind, over its inner point
+    SRC_GATHER = 5          # items of a triple kind gathered one p at a time (parts
+                            # summed once per i and k, by two_split_partial)
 
 cdef int K_INT = R.INT, K_INT0 = R.INT0, K_Q = R.Q
 cdef int K_X_N = R.X_N, K_EDGE = R.EDGE
@@ -84,8 +92,13 @@ cdef struct RuleC:
     int n_first_states
     int* group_last[2]          # triple kinds: 1 on a row whose next row differs in
                                 # the states of the parts that read x or in the result
-    int src[MAX_PARTS]          # rules with two split points: SRC_* by part
-    int inner[MAX_PARTS]        # and the inner-point copy a SRC_INNER part reads
+    int src[MAX_PARTS]          # rules with two split points: SRC_* by part,
+    int inner[MAX_PARTS]        # the inner-point copy a SRC_INNER part reads,
+    int two_index               # their index among such rules,
+    int* row_group              # each row's group: its last part's state and result,
+    int n_groups
+    int group_last_state[MAX_GROUPS]    # the last part's state of a group,
+    int group_result[MAX_GROUPS]    # and its result
 
 
 cdef struct ChartC:
@@ -116,6 +129,15 @@ cdef struct ChartC:
     int inner_rows[MAX_INNER]
     int inner_row_of[MAX_INNER][MAX_STATES]
     long long* offset_inner     # first slot of the block (lo, hi): offset_inner[lo * N + hi]
+    # The two-split rules' sums of their first three parts, which do not
+    # depend on j, by (rule, k) for the current i: block [t * N + k] at
+    # partial_off, a row per group of partial_len slots, for p from
+    # partial_p0 (the p of any i and j).
+    float* partial
+    long long* partial_off
+    int* partial_p0
+    int* partial_len
+    float* gather               # SRC_GATHER rows: [(q * MAX_STATES + s) * N + p]
     RuleC* rules
     int n_rules
     int* first_rule             # rules of kind k: first_rule[k] .. first_rule[k + 1]
@@ -518,32 +540,77 @@ cdef void store_pair(ChartC* c, int kind, int i, int j, float* tmp,
             c.int_cols[(s * c.N + j) * c.N + i] = out[s]
 
 
-cdef inline void max_row3(float* out, float fixed, const float* m1, const float* m2,
-                          const float* m3, int width) noexcept nogil:
-    """out[p] = max(out[p], fixed + m1[p] + m2[p] + m3[p]) over p < width."""
-    cdef int p
-    cdef float v
-    for p in range(width):
-        v = fixed + m1[p] + m2[p] + m3[p]
-        out[p] = v if v > out[p] else out[p]
-
-
-cdef void vectorised_two_split(const ChartC* c, int kind, int i, int j, float* best,
-                               float* acc) noexcept nogil:
-    """The candidates of the pair item (kind, i, j) from its rules with two
-    split points (INT0's C1 and C2), maxed into best[s]. For each k, each
-    row of a rule's state table is one vectorised loop over p: the edge i-k
-    is fixed, the other three parts are rows over p (of a stored block, of
-    INT or its transpose, of an inner-point copy), summed in `evaluate`'s
-    order; acc[s * N + p] keeps the best by state and p (acc: 3N scratch)."""
-    cdef int r, k, k_lo, k_hi, p, p_lo, q, s, n_parts, row, width
-    cdef int any_rule = 0
+cdef void two_split_partial(const ChartC* c, int i, int k) noexcept nogil:
+    """For the rules with two split points (INT0's C1 and C2): once the
+    items of [i, k] are stored, the sum of each row's first three parts
+    (the edge i-k and two parts that do not depend on j), at every p any
+    j > k reads, kept per group of rows (the last part's state and the
+    result) as their maximum. A row's candidate is that sum plus the last
+    part, so each group's best sum gives its best candidate (rounding is
+    monotonic): INT0 [i, j] then reads one row per group and k."""
+    cdef int r, t, g, p, p_lo, p_hi, row, p0, width, length
     cdef int sym[5]
     cdef float edge[3]
     cdef const float* rows[MAX_PARTS][MAX_STATES]
     cdef const int* combo
     cdef const RuleC* rule
-    cdef float fixed, v
+    cdef float* block
+    cdef float* out
+    cdef const float* a
+    cdef const float* b
+    cdef float e, v
+    for r in range(c.first_rule[K_INT0], c.first_rule[K_INT0 + 1]):
+        rule = &c.rules[r]
+        if rule.n_splits != 2:
+            continue
+        t = rule.two_index
+        set_symbols(c, sym, i, c.n, -1, 0)       # j = n: every p a later j reads
+        sym[3] = k
+        split_range(rule, 0, sym, &p_lo, &p_hi)
+        if k < p_lo or k > p_hi:
+            continue
+        width = two_split_rows(c, rule, sym, 0, 3, edge, rows)
+        if not width:
+            continue
+        p_lo = sym[4]
+        p_hi = p_lo + width - 1
+        p0 = c.partial_p0[t * c.N + k]
+        length = c.partial_len[t * c.N + k]
+        block = &c.partial[c.partial_off[t * c.N + k]]
+        for g in range(rule.n_groups):
+            out = block + g * length
+            for p in range(p_lo, p_hi + 1):
+                out[p - p0] = -INFINITY
+        combo = rule.combos[0]
+        for row in range(rule.n_combos[0]):
+            e = edge[combo[0]]
+            a = rows[1][combo[1]]
+            b = rows[2][combo[2]]
+            if e > -INFINITY and a != NULL and b != NULL:
+                out = block + rule.row_group[row] * length + p_lo - p0
+                for p in range(p_hi - p_lo + 1):
+                    v = e + a[p] + b[p]
+                    out[p] = v if v > out[p] else out[p]
+            combo += rule.n_parts + 1
+
+
+cdef void vectorised_two_split(const ChartC* c, int kind, int i, int j, float* best,
+                               float* acc) noexcept nogil:
+    """The candidates of the pair item (kind, i, j) from its rules with two
+    split points (INT0's C1 and C2), maxed into best[s]: for each k, each
+    group of rows is one vectorised loop over p adding the last part (a
+    row of a stored block or of an inner-point copy) to the group's partial
+    sum (two_split_partial), in `evaluate`'s order; acc[s * N + p] keeps
+    the best by state and p (acc: 3N scratch)."""
+    cdef int r, t, g, k, k_lo, k_hi, p, p_lo, p_hi, q, s, width
+    cdef int any_rule = 0
+    cdef int sym[5]
+    cdef float edge[3]
+    cdef const float* rows[MAX_PARTS][MAX_STATES]
+    cdef const float* last
+    cdef const float* block
+    cdef const RuleC* rule
+    cdef float v
     for r in range(c.first_rule[kind], c.first_rule[kind + 1]):
         rule = &c.rules[r]
         if rule.n_splits != 2:
@@ -552,31 +619,34 @@ cdef void vectorised_two_split(const ChartC* c, int kind, int i, int j, float* b
             any_rule = 1
             for q in range(3 * c.N):
                 acc[q] = -INFINITY
-        n_parts = rule.n_parts
+        t = rule.two_index
         set_symbols(c, sym, i, j, -1, 0)
         split_range(rule, 0, sym, &k_lo, &k_hi)
         for k in range(k_lo, k_hi + 1):
             if k < k_hi:
                 # The next k's rows, asked for while this one's are summed.
                 sym[3] = k + 1
-                if two_split_rows(c, rule, sym, edge, rows):
-                    for q in range(1, n_parts):
-                        for s in range(MAX_STATES):
-                            if rows[q][s] != NULL:
-                                EC_PREFETCH(rows[q][s])
+                width = two_split_rows(c, rule, sym, 3, 4, edge, rows)
+                if width:
+                    block = partial_row(c, t, k + 1, sym[4])
+                    for s in range(MAX_STATES):
+                        if rows[3][s] != NULL:
+                            EC_PREFETCH(rows[3][s])
+                    for g in range(rule.n_groups):
+                        EC_PREFETCH(block + g * c.partial_len[t * c.N + k + 1])
             sym[3] = k
-            width = two_split_rows(c, rule, sym, edge, rows)
+            width = two_split_rows(c, rule, sym, 3, 4, edge, rows)
             if not width:
                 continue
             p_lo = sym[4]
-            combo = rule.combos[0]
-            for row in range(rule.n_combos[0]):
-                fixed = edge[combo[0]]
-                if fixed > -INFINITY and rows[1][combo[1]] != NULL and \
-                        rows[2][combo[2]] != NULL and rows[3][combo[3]] != NULL:
-                    max_row3(&acc[combo[4] * c.N + p_lo], fixed, rows[1][combo[1]],
-                             rows[2][combo[2]], rows[3][combo[3]], width)
-                combo += n_parts + 1
+            block = partial_row(c, t, k, p_lo)
+            for g in range(rule.n_groups):
+                last = rows[3][rule.group_last_state[g]]
+                if last != NULL:
+                    # 0 + the partial sum is the partial sum: the same
+                    # float sums as evaluate's.
+                    max_row(&acc[rule.group_result[g] * c.N + p_lo], 0.0,
+                            block + g * c.partial_len[t * c.N + k], last, width)
     if any_rule:
         for s in range(3):
             for p in range(i, j + 1):
@@ -585,18 +655,26 @@ cdef void vectorised_two_split(const ChartC* c, int kind, int i, int j, float* b
                     best[s] = v
 
 
-cdef inline int two_split_rows(const ChartC* c, const RuleC* rule, int* sym, float* edge,
-                                const float* (*rows)[MAX_STATES]) noexcept nogil:
+cdef inline const float* partial_row(const ChartC* c, int t, int k, int p) noexcept nogil:
+    """Group 0's partial sum at p of two-split rule t and split point k
+    (group g is g * partial_len[t * N + k] further)."""
+    return &c.partial[c.partial_off[t * c.N + k] + p - c.partial_p0[t * c.N + k]]
+
+
+cdef inline int two_split_rows(const ChartC* c, const RuleC* rule, int* sym, int q_lo,
+                               int q_hi, float* edge,
+                               const float* (*rows)[MAX_STATES]) noexcept nogil:
     """For the split point k = sym[3] of a two-split rule: sets sym[4] to
-    the first p, the edge's values by state, and rows[q][s], part q's row
-    of state s from that p on (NULL: -inf); returns the number of p."""
+    the first p, and for its parts q_lo..q_hi-1 the edge's values by state
+    or rows[q][s], part q's row of state s from that p on (NULL: -inf);
+    returns the number of p."""
     cdef int q, s, a, b, x, stride, p_lo, p_hi
     cdef const float* slot
     split_range(rule, 1, sym, &p_lo, &p_hi)
     if p_lo > p_hi:
         return 0
     sym[4] = p_lo
-    for q in range(rule.n_parts):
+    for q in range(q_lo, q_hi):
         locate_part(c, rule, q, sym, 0, &a, &b, &x)
         if rule.src[q] == SRC_FIXED_EDGE:
             edge[c.pair_separate] = -INFINITY
@@ -615,9 +693,35 @@ cdef inline int two_split_rows(const ChartC* c, const RuleC* rule, int* sym, flo
         elif rule.src[q] == SRC_INT_COL:
             for s in range(3):
                 rows[q][s] = &c.int_cols[(s * c.N + b) * c.N + a]
-        else:
+        elif rule.src[q] == SRC_INNER:
             inner_rows(c, rule.inner[q], a, b, x, rows[q])
+        else:
+            gather_rows(c, rule, q, sym, p_lo, p_hi, rows[q])
     return p_hi - p_lo + 1
+
+
+cdef void gather_rows(const ChartC* c, const RuleC* rule, int q, int* sym, int p_lo,
+                      int p_hi, const float** rows) noexcept nogil:
+    """rows[s]: part q's values of state s for p = p_lo..p_hi, read item
+    by item into the gather scratch (NULL: a state its kind never has)."""
+    cdef int p, s, a, b, x, stride, row
+    cdef int kind = rule.part[q][0]
+    cdef const float* slot
+    cdef float* out
+    for s in range(MAX_STATES):
+        rows[s] = NULL
+        if c.row_of[kind][s] >= 0:
+            rows[s] = &c.gather[(q * MAX_STATES + s) * c.N]
+    for p in range(p_lo, p_hi + 1):
+        sym[4] = p
+        locate_part(c, rule, q, sym, 0, &a, &b, &x)
+        slot = triple_slot(c, kind, a, b, x, &stride)
+        for s in range(MAX_STATES):
+            row = c.row_of[kind][s]
+            if row >= 0:
+                out = &c.gather[(q * MAX_STATES + s) * c.N]
+                out[p - p_lo] = slot[row * stride]
+    sym[4] = p_lo
 
 
 cdef inline long long inner_block(const ChartC* c, int ic, int a, int b, int x,
@@ -646,14 +750,17 @@ cdef inline void inner_rows(const ChartC* c, int ic, int a, int b, int x,
 
 
 cdef void fill(ChartC* c, float* side_best) noexcept nogil:
-    """Every stored item, in order of span; side_best: N * MAX_STATES scratch."""
+    """Every stored item, each after the items of its subintervals (which
+    are all it reads): i from right to left, j from left to right, so that
+    the two-split rules' sums that do not depend on j serve every j of an i.
+    side_best: N * MAX_STATES scratch."""
     cdef int d, i, j, x, kind, s
     cdef float* dst
     cdef float tmp[MAX_STATES]
     cdef int N = c.N
-    for d in range(1, N):
-        for i in range(0, N - d):
-            j = i + d
+    for i in range(N - 2, -1, -1):
+        for j in range(i + 1, N):
+            d = j - i
             if d == 1:
                 dst = &c.pair[((K_INT0 * N + i) * N + j) * 3]
                 for s in range(3):
@@ -675,6 +782,7 @@ cdef void fill(ChartC* c, float* side_best) noexcept nogil:
                 if j < c.n:
                     fill_side(c, kind, i, j, 1, j + 1, N, side_best)
                     store_side(c, kind, i, j, j + 1, N, side_best)
+            two_split_partial(c, i, j)
 
 
 cdef inline void store_side(ChartC* c, int kind, int i, int j, int x_lo, int x_hi,
@@ -723,7 +831,7 @@ cdef class EcChart:
     longest one)."""
     cdef ChartC c
     cdef readonly object _pair, _triple, _int_copies, _inner
-    cdef object _offset, _arc, _combos, _first, _n_states
+    cdef object _offset, _arc, _combos, _first, _n_states, _two_split, _partial, _gather
     cdef RuleC* _rules
 
     def __cinit__(self):
@@ -816,16 +924,35 @@ cdef class EcChart:
         self._triple = numpy.zeros(0)
         self._int_copies = numpy.zeros(0)
         self._inner = numpy.zeros(0)
+        self._partial = numpy.zeros(0)
+        self._gather = numpy.zeros(0)
 
     def _plan_two_split(self, rules):
         """Where each part of a rule with two split points reads its values
-        over p (vectorised_two_split), and the inner-point copies that needs:
-        the edge is fixed, the other parts move with p by one slot."""
+        over p (two_split_partial, vectorised_two_split), the inner-point
+        copies that needs, and the rule's groups of rows: the edge is fixed,
+        the other parts move with p by one slot."""
         inner = {}              # (kind, side) -> states read
+        self._two_split = []
         for r, rule in enumerate(rules):
             if len(rule.splits) != 2:
                 continue
-            assert rule.kind < R.N_STORED_PAIR and len(rule.parts) == 4
+            # two_split_partial sums the first three parts for every j: only
+            # the last part may depend on j.
+            assert rule.kind == R.INT0 and len(rule.parts) == 4
+            assert all(R.J not in (a[0], b[0], x) for kind, a, b, x in rule.parts[:3])
+            self._rules[r].two_index = len(self._two_split)
+            self._two_split.append(rule)
+            groups = sorted({(row[3], row[4]) for row in rule.combos[0]})
+            assert len(groups) <= MAX_GROUPS
+            self._rules[r].n_groups = len(groups)
+            for g, (last, result) in enumerate(groups):
+                self._rules[r].group_last_state[g] = last
+                self._rules[r].group_result[g] = result
+            row_group = numpy.asarray([groups.index((row[3], row[4])) for row in rule.combos[0]],
+                                      dtype=numpy.int32)
+            self._combos.append(row_group)
+            self._rules[r].row_group = int_data(row_group) if row_group.size else NULL
             for q, (kind, a, b, x) in enumerate(rule.parts):
                 self._rules[r].inner[q] = -1
                 reads = {row[q] for row in rule.combos[0]}
@@ -837,6 +964,8 @@ cdef class EcChart:
                     self._rules[r].src[q] = SRC_INT_COL if a[0] == R.P else SRC_INT_ROW
                 elif x == R.P:
                     self._rules[r].src[q] = SRC_BLOCK_X
+                elif q < 3:
+                    self._rules[r].src[q] = SRC_GATHER
                 else:
                     assert R.X_N <= kind < R.X_N + R.N_STORED_TRIPLE and R.P in (a[0], b[0])
                     assert a[1] == b[1] == 0 and kind not in R.RIGHT_ONLY
@@ -859,6 +988,10 @@ cdef class EcChart:
             for s in range(MAX_STATES):
                 self.c.inner_row_of[ic][s] = kept.index(s) if s in kept else -1
 
+    @staticmethod
+    def _rules_groups(rule):
+        return len({(row[3], row[4]) for row in rule.combos[0]})
+
     def __dealloc__(self):
         if self._rules != NULL:
             free(self._rules)
@@ -866,7 +999,7 @@ cdef class EcChart:
     @property
     def buffer_bytes(self) -> int:
         return int(self._pair.nbytes + self._triple.nbytes + self._int_copies.nbytes
-                   + self._inner.nbytes)
+                   + self._inner.nbytes + self._partial.nbytes)
 
     def decode(self, arc_scores):
         """(score, heads): the best 1EC tree with one root arc under
@@ -971,6 +1104,36 @@ cdef class EcChart:
         for ic in range(self.c.n_inner):
             self.c.inner_data[ic] = &inner[at]
             at += t * self.c.inner_rows[ic]
+        # The two-split rules' partial sums (one i at a time): for each rule
+        # and k, a row per group over the p of any i and j (i = 0, j = n).
+        partial_off = numpy.zeros(max(1, len(self._two_split)) * N, dtype=numpy.longlong)
+        partial_p0 = numpy.zeros(max(1, len(self._two_split)) * N, dtype=numpy.int32)
+        partial_len = numpy.zeros(max(1, len(self._two_split)) * N, dtype=numpy.int32)
+        size = 0
+        for r, rule in enumerate(self._two_split):
+            lo_sym, lo_off, hi_sym, hi_off = rule.splits[1]
+            for k in range(N):
+                at_symbol = {R.I: 0, R.J: N - 1, R.K: k}
+                p0 = at_symbol[lo_sym] + lo_off
+                partial_off[r * N + k] = size
+                partial_p0[r * N + k] = p0
+                partial_len[r * N + k] = max(0, at_symbol[hi_sym] + hi_off - p0 + 1)
+                size += self._rules_groups(rule) * partial_len[r * N + k]
+        if self._partial.size < max(1, size):
+            self._partial = numpy.empty(max(1, size), dtype=numpy.float32)
+        self._offset = self._offset + (partial_off, partial_p0, partial_len)
+        cdef float[::1] partial = self._partial
+        cdef long long[::1] partial_off_view = partial_off
+        cdef int[::1] partial_p0_view = partial_p0
+        cdef int[::1] partial_len_view = partial_len
+        self.c.partial = &partial[0]
+        if self._gather.size < MAX_PARTS * MAX_STATES * N:
+            self._gather = numpy.empty(MAX_PARTS * MAX_STATES * N, dtype=numpy.float32)
+        cdef float[::1] gather = self._gather
+        self.c.gather = &gather[0]
+        self.c.partial_off = &partial_off_view[0]
+        self.c.partial_p0 = &partial_p0_view[0]
+        self.c.partial_len = &partial_len_view[0]
 
     def item_values(self, int kind, int a, int b, int x=-1):
         """The values by state of a stored item of the last sentence decoded
