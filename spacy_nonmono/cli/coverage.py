@@ -12,7 +12,7 @@ trees, so its sentence coverage is the share of projective sentences. A
 sentence is 1EC when every arc's crossing arcs share an endpoint
 (`graph.is_one_endpoint_crossing`, exact). 1EC edge coverage is that of
 the best 1EC tree with one root under one point per gold arc
-(`graph/ec_chart.pyx`); the 1EC chart is slower than MH4's (about 0.4 s at
+(`graph/ec_chart.pyx`); the 1EC chart is slower than MH4's (about 0.2 s at
 80 words), so a sentence that is not 1EC and longer than its length guard
 (80 words, `1ec_arcs`) is left out of 1EC edge coverage and counted.
 Sentences longer than --max-length are left out and counted (MH4 is O(n^4):

@@ -67,11 +67,9 @@ cdef enum:
 cdef enum:
     SRC_FIXED_EDGE = 0
     SRC_BLOCK_X = 1         # a stored block (a, b), over its x slots
-    SRC_INT_ROW = 2         # INT [a, p] over p
-    SRC_INT_COL = 3         # INT [p, b] over p
-    SRC_INNER = 4           # an inner-point copy of a triple kind, over its inner point
-    SRC_GATHER = 5          # items of a triple kind gathered one p at a time (parts
-                            # summed once per i and k, by two_split_partial)
+    SRC_INNER = 2           # an inner-point copy of a triple kind, over its inner point
+    SRC_GATHER = 3          # stored items gathered one p at a time (parts summed
+                            # once per i and k, by two_split_partial)
 
 cdef int K_INT = R.INT, K_INT0 = R.INT0, K_Q = R.Q
 cdef int K_X_N = R.X_N, K_EDGE = R.EDGE
@@ -114,10 +112,6 @@ cdef struct ChartC:
     int kind_right[16]
     int n_rows[16]              # the states a kind stores (those it can reach),
     int row_of[16][MAX_STATES]  # and the row of each (-1: not stored, -inf)
-    # INT by state, [(s * N + a) * N + b] and its transpose [(s * N + b) * N + a],
-    # for the rules with two split points, which read INT rows over p.
-    float* int_rows
-    float* int_cols
     # Inner-point copies: the items (kind, a, b, x) of one side of a triple
     # kind again, in blocks by their outer points (lo, hi) = (x, b) for x
     # left, (a, x) for x right, with the states the two-split rules read
@@ -534,10 +528,6 @@ cdef void store_pair(ChartC* c, int kind, int i, int j, float* tmp,
     vectorised_two_split(c, kind, i, j, tmp, scratch)
     for s in range(3):
         out[s] = tmp[s]
-    if kind == K_INT:
-        for s in range(3):
-            c.int_rows[(s * c.N + i) * c.N + j] = out[s]
-            c.int_cols[(s * c.N + j) * c.N + i] = out[s]
 
 
 cdef void two_split_partial(const ChartC* c, int i, int k) noexcept nogil:
@@ -548,7 +538,7 @@ cdef void two_split_partial(const ChartC* c, int i, int k) noexcept nogil:
     result) as their maximum. A row's candidate is that sum plus the last
     part, so each group's best sum gives its best candidate (rounding is
     monotonic): INT0 [i, j] then reads one row per group and k."""
-    cdef int r, t, g, p, p_lo, p_hi, row, p0, width, length
+    cdef int r, t, g, p, p_lo, p_hi, k_lo, k_hi, row, p0, width, length
     cdef int sym[5]
     cdef float edge[3]
     cdef const float* rows[MAX_PARTS][MAX_STATES]
@@ -566,8 +556,8 @@ cdef void two_split_partial(const ChartC* c, int i, int k) noexcept nogil:
         t = rule.two_index
         set_symbols(c, sym, i, c.n, -1, 0)       # j = n: every p a later j reads
         sym[3] = k
-        split_range(rule, 0, sym, &p_lo, &p_hi)
-        if k < p_lo or k > p_hi:
+        split_range(rule, 0, sym, &k_lo, &k_hi)
+        if k < k_lo or k > k_hi:
             continue
         width = two_split_rows(c, rule, sym, 0, 3, edge, rows)
         if not width:
@@ -687,12 +677,6 @@ cdef inline int two_split_rows(const ChartC* c, const RuleC* rule, int* sym, int
             slot = triple_slot(c, rule.part[q][0], a, b, x, &stride)
             for s in range(MAX_STATES):
                 rows[q][s] = state_row(c, rule.part[q][0], slot, stride, s)
-        elif rule.src[q] == SRC_INT_ROW:
-            for s in range(3):
-                rows[q][s] = &c.int_rows[(s * c.N + a) * c.N + b]
-        elif rule.src[q] == SRC_INT_COL:
-            for s in range(3):
-                rows[q][s] = &c.int_cols[(s * c.N + b) * c.N + a]
         elif rule.src[q] == SRC_INNER:
             inner_rows(c, rule.inner[q], a, b, x, rows[q])
         else:
@@ -702,25 +686,19 @@ cdef inline int two_split_rows(const ChartC* c, const RuleC* rule, int* sym, int
 
 cdef void gather_rows(const ChartC* c, const RuleC* rule, int q, int* sym, int p_lo,
                       int p_hi, const float** rows) noexcept nogil:
-    """rows[s]: part q's values of state s for p = p_lo..p_hi, read item
-    by item into the gather scratch (NULL: a state its kind never has)."""
-    cdef int p, s, a, b, x, stride, row
+    """rows[s]: part q's values of state s for p = p_lo..p_hi (a stored
+    pair or triple kind), read item by item into the gather scratch."""
+    cdef int p, s, a, b, x
     cdef int kind = rule.part[q][0]
-    cdef const float* slot
-    cdef float* out
+    cdef float values[MAX_STATES]
     for s in range(MAX_STATES):
-        rows[s] = NULL
-        if c.row_of[kind][s] >= 0:
-            rows[s] = &c.gather[(q * MAX_STATES + s) * c.N]
+        rows[s] = &c.gather[(q * MAX_STATES + s) * c.N]
     for p in range(p_lo, p_hi + 1):
         sym[4] = p
         locate_part(c, rule, q, sym, 0, &a, &b, &x)
-        slot = triple_slot(c, kind, a, b, x, &stride)
-        for s in range(MAX_STATES):
-            row = c.row_of[kind][s]
-            if row >= 0:
-                out = &c.gather[(q * MAX_STATES + s) * c.N]
-                out[p - p_lo] = slot[row * stride]
+        part_values(c, kind, a, b, x, values)
+        for s in range(c.n_states_of[kind]):
+            c.gather[(q * MAX_STATES + s) * c.N + p - p_lo] = values[s]
     sym[4] = p_lo
 
 
@@ -830,7 +808,7 @@ cdef class EcChart:
     """The 1EC chart, reusable across sentences (its buffers grow to the
     longest one)."""
     cdef ChartC c
-    cdef readonly object _pair, _triple, _int_copies, _inner
+    cdef readonly object _pair, _triple, _inner
     cdef object _offset, _arc, _combos, _first, _n_states, _two_split, _partial, _gather
     cdef RuleC* _rules
 
@@ -922,7 +900,6 @@ cdef class EcChart:
         self.c.pair_right = R.RIGHT_TOP
         self._pair = numpy.zeros(0)
         self._triple = numpy.zeros(0)
-        self._int_copies = numpy.zeros(0)
         self._inner = numpy.zeros(0)
         self._partial = numpy.zeros(0)
         self._gather = numpy.zeros(0)
@@ -932,8 +909,8 @@ cdef class EcChart:
         over p (two_split_partial, vectorised_two_split), the inner-point
         copies that needs, and the rule's groups of rows: the edge is fixed,
         the other parts move with p by one slot."""
-        inner = {}              # (kind, side) -> states read
-        self._two_split = []
+        inner = {}              # (kind, side) -> states read, in order of first use
+        self._two_split = []    # (rule, its number of groups)
         for r, rule in enumerate(rules):
             if len(rule.splits) != 2:
                 continue
@@ -942,8 +919,8 @@ cdef class EcChart:
             assert rule.kind == R.INT0 and len(rule.parts) == 4
             assert all(R.J not in (a[0], b[0], x) for kind, a, b, x in rule.parts[:3])
             self._rules[r].two_index = len(self._two_split)
-            self._two_split.append(rule)
             groups = sorted({(row[3], row[4]) for row in rule.combos[0]})
+            self._two_split.append((rule, len(groups)))
             assert len(groups) <= MAX_GROUPS
             self._rules[r].n_groups = len(groups)
             for g, (last, result) in enumerate(groups):
@@ -959,12 +936,10 @@ cdef class EcChart:
                 if kind == R.EDGE:
                     assert q == 0 and R.P not in (a[0], b[0])
                     self._rules[r].src[q] = SRC_FIXED_EDGE
-                elif kind == R.INT:
-                    assert (a[0] == R.P) != (b[0] == R.P) and a[1] == b[1] == 0
-                    self._rules[r].src[q] = SRC_INT_COL if a[0] == R.P else SRC_INT_ROW
                 elif x == R.P:
                     self._rules[r].src[q] = SRC_BLOCK_X
                 elif q < 3:
+                    assert kind != R.EDGE and R.P in (a[0], b[0])
                     self._rules[r].src[q] = SRC_GATHER
                 else:
                     assert R.X_N <= kind < R.X_N + R.N_STORED_TRIPLE and R.P in (a[0], b[0])
@@ -972,13 +947,9 @@ cdef class EcChart:
                     side = int(b[0] == R.P)     # p the right end: x right of the item
                     inner.setdefault((kind, side), set()).update(reads)
                     self._rules[r].src[q] = SRC_INNER
+                    self._rules[r].inner[q] = list(inner).index((kind, side))
         assert len(inner) <= MAX_INNER
         order = list(inner)
-        for r, rule in enumerate(rules):
-            if len(rule.splits) == 2:
-                for q, (kind, a, b, x) in enumerate(rule.parts):
-                    if self._rules[r].src[q] == SRC_INNER:
-                        self._rules[r].inner[q] = order.index((kind, int(b[0] == R.P)))
         self.c.n_inner = len(order)
         for ic, (kind, side) in enumerate(order):
             kept = sorted(inner[kind, side])
@@ -988,18 +959,14 @@ cdef class EcChart:
             for s in range(MAX_STATES):
                 self.c.inner_row_of[ic][s] = kept.index(s) if s in kept else -1
 
-    @staticmethod
-    def _rules_groups(rule):
-        return len({(row[3], row[4]) for row in rule.combos[0]})
-
     def __dealloc__(self):
         if self._rules != NULL:
             free(self._rules)
 
     @property
     def buffer_bytes(self) -> int:
-        return int(self._pair.nbytes + self._triple.nbytes + self._int_copies.nbytes
-                   + self._inner.nbytes + self._partial.nbytes)
+        return int(self._pair.nbytes + self._triple.nbytes + self._inner.nbytes
+                   + self._partial.nbytes)
 
     def decode(self, arc_scores):
         """(score, heads): the best 1EC tree with one root arc under
@@ -1080,13 +1047,8 @@ cdef class EcChart:
         cdef float[::1] triple = self._triple
         self.c.pair = &pair[0]
         self.c.triple = &triple[0]
-        # The two-split rules' copies: INT by state and transposed, and the
-        # inner-point copies, with blocks (lo, hi) of hi - lo - 1 slots.
-        if self._int_copies.size < 2 * 3 * N * N:
-            self._int_copies = numpy.empty(2 * 3 * N * N, dtype=numpy.float32)
-        cdef float[::1] int_copies = self._int_copies
-        self.c.int_rows = &int_copies[0]
-        self.c.int_cols = &int_copies[3 * N * N]
+        # The two-split rules' inner-point copies, with blocks (lo, hi) of
+        # hi - lo - 1 slots.
         offset_inner = numpy.zeros(N * N, dtype=numpy.longlong)
         t = 0
         for a in range(N):
@@ -1110,7 +1072,7 @@ cdef class EcChart:
         partial_p0 = numpy.zeros(max(1, len(self._two_split)) * N, dtype=numpy.int32)
         partial_len = numpy.zeros(max(1, len(self._two_split)) * N, dtype=numpy.int32)
         size = 0
-        for r, rule in enumerate(self._two_split):
+        for r, (rule, n_groups) in enumerate(self._two_split):
             lo_sym, lo_off, hi_sym, hi_off = rule.splits[1]
             for k in range(N):
                 at_symbol = {R.I: 0, R.J: N - 1, R.K: k}
@@ -1118,7 +1080,7 @@ cdef class EcChart:
                 partial_off[r * N + k] = size
                 partial_p0[r * N + k] = p0
                 partial_len[r * N + k] = max(0, at_symbol[hi_sym] + hi_off - p0 + 1)
-                size += self._rules_groups(rule) * partial_len[r * N + k]
+                size += n_groups * partial_len[r * N + k]
         if self._partial.size < max(1, size):
             self._partial = numpy.empty(max(1, size), dtype=numpy.float32)
         self._offset = self._offset + (partial_off, partial_p0, partial_len)
