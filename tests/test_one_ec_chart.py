@@ -183,7 +183,17 @@ def test_buffers_are_reused_and_the_structure_pickles():
     first = structure.decode({"arc": arcs})
     again = pickle.loads(pickle.dumps(structure)).decode({"arc": arcs})
     assert first[0] == again[0] and (first[2] == again[2]).all()
-    assert structure.max_length == 80
+
+
+def test_the_component_guard_is_lowered_to_the_charts():
+    """`max_sentence_length = null` takes the global decoder's guard (150),
+    lowered to 1ec_arcs' (100 words: 0.5 s and 92 MB); a set value wins."""
+    from conftest import make_global_nlp
+
+    assert make_global_nlp("1ec_arcs").get_pipe("nonmono_parser").max_sentence_length == 100
+    assert make_global_nlp("mh4").get_pipe("nonmono_parser").max_sentence_length == 150
+    parser = make_global_nlp("1ec_arcs", max_sentence_length=120).get_pipe("nonmono_parser")
+    assert parser.max_sentence_length == 120
 
 
 def test_kinds_left_out_for_x_on_the_left_are_never_read_so():

@@ -167,7 +167,7 @@ class OneEndpointCrossingStructure(Structure):
     arities = {"arc": (2,)}
     # Sentences longer than this are parsed in windows and skipped in
     # training (docs/results/one_ec/README.md: time and memory by length).
-    max_length = 80
+    max_length = 100
 
     def __init__(self):
         self._chart = None
