@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conftest import random_heads, scaled
+from conftest import make_global_nlp, random_heads, scaled
 from reference_mst import all_trees, n_roots
 from spacy_nonmono.graph import is_one_endpoint_crossing, is_projective
 from spacy_nonmono.graph.ec_chart import EcChart
@@ -188,8 +188,6 @@ def test_buffers_are_reused_and_the_structure_pickles():
 def test_the_component_guard_is_lowered_to_the_charts():
     """`max_sentence_length = null` takes the global decoder's guard (150),
     lowered to 1ec_arcs' (100 words: 0.5 s and 92 MB); a set value wins."""
-    from conftest import make_global_nlp
-
     assert make_global_nlp("1ec_arcs").get_pipe("nonmono_parser").max_sentence_length == 100
     assert make_global_nlp("mh4").get_pipe("nonmono_parser").max_sentence_length == 150
     parser = make_global_nlp("1ec_arcs", max_sentence_length=120).get_pipe("nonmono_parser")

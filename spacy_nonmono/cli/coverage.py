@@ -12,9 +12,10 @@ trees, so its sentence coverage is the share of projective sentences. A
 sentence is 1EC when every arc's crossing arcs share an endpoint
 (`graph.is_one_endpoint_crossing`, exact). 1EC edge coverage is that of
 the best 1EC tree with one root under one point per gold arc
-(`graph/ec_chart.pyx`); the 1EC chart is slower than MH4's (about 0.2 s at
-80 words), so a sentence that is not 1EC and longer than its length guard
-(80 words, `1ec_arcs`) is left out of 1EC edge coverage and counted.
+(`graph/ec_chart.pyx`); the 1EC chart is slower than MH4's (about 0.5 s at
+100 words), so a sentence that is not 1EC and longer than its length guard
+(`max_length` of `1ec_arcs`, 100 words) is left out of 1EC edge coverage
+and counted.
 Sentences longer than --max-length are left out and counted (MH4 is O(n^4):
 about 0.25 s a sentence at 200 words, 1.4 s at 300; see
 docs/results/mh4/charts.md)."""
