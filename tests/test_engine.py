@@ -184,6 +184,64 @@ def test_gradients_match_finite_differences(small_model):
         assert checked >= min(6, param.size), name
 
 
+def test_vector_dropout_masks_the_token_vectors_and_their_gradient(monkeypatch):
+    """The greedy model's `dropout` (as the global model's): in training the
+    token table is that of the masked token vectors, and the gradient sent
+    back to the tok2vec is masked the same way; predicting uses no mask."""
+    from spacy.util import registry
+    from thinc.api import Model, fix_random_seed
+
+    from conftest import SMALL_MODEL
+    from spacy_nonmono.models.parser_model import set_transition_dims
+
+    received = []
+
+    def recording(inner):
+        """`inner`, keeping the gradient it is sent."""
+        def forward(model, docs, is_train):
+            Ys, backprop = inner(docs, is_train)
+
+            def record(dYs):
+                received.append(numpy.concatenate(dYs))
+                return backprop(dYs)
+            return Ys, record
+        return Model("recording", forward, layers=[inner], dims={"nO": inner.get_dim("nO")},
+                     init=lambda model, X=None, Y=None: inner.initialize(X=X))
+
+    with pytest.raises(ValueError, match="dropout must be in"):
+        registry.resolve({"m": {**SMALL_MODEL, "dropout": 1.0}})
+    fix_random_seed(0)
+    tok2vec = recording(registry.resolve({"t": SMALL_MODEL["tok2vec"]})["t"])
+    model = registry.get("architectures", "spacy_nonmono.NonMonoParserModel.v1")(
+        tok2vec, hidden_width=8, maxout_pieces=2, dropout=0.5)
+    set_transition_dims(model, 3, 5)
+    set_dropout_rate(model, 0.0)    # the tok2vec's own dropout off; the model's is fixed
+    docs = [d for d in sample_docs("train", limit=2)]
+    model.initialize(X=docs)
+    predicted = model.predict(docs)
+    numpy.testing.assert_array_equal(predicted, model.predict(docs))
+    assert not numpy.allclose(predicted, model.begin_update(docs)[0])
+    n_tokens = sum(len(d) for d in docs)
+    mask = numpy.random.default_rng(0).choice([0.0, 2.0], size=(n_tokens, 32)).astype("f")
+    ones = numpy.ones_like(mask)
+    rng = numpy.random.default_rng(1)
+    grad = TableGrad(rng.integers(-1, n_tokens + 1, size=(20, 3)).astype("int32"),
+                     rng.normal(size=(20, 8, 2)).astype("f"))
+    tokvecs = numpy.concatenate(tok2vec.predict(docs))
+    table_layer = model.get_ref("table")
+    original = model.ops.get_dropout_mask    # the tok2vec's layers ask for rate-0 masks
+    for M in (mask, ones):
+        monkeypatch.setattr(model.ops, "get_dropout_mask",
+                            lambda shape, rate, M=M: M if rate == 0.5 else original(shape, rate))
+        table, backprop = model.begin_update(docs)
+        X = numpy.vstack((tokvecs * M, model.get_param("root")))
+        numpy.testing.assert_allclose(table, table_layer.predict(X), rtol=1e-5, atol=1e-5)
+        backprop(grad)
+    masked, unmasked = received
+    assert (masked[mask == 0] == 0).all() and (unmasked != 0).any()
+    numpy.testing.assert_allclose(masked, unmasked * mask, rtol=1e-5, atol=1e-6)
+
+
 # -- a new system: one module plus a registry entry ------------------------------
 
 

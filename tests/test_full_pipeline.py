@@ -470,9 +470,14 @@ def test_workflow_refuses_wrong_full_names(name, message):
 
 
 def test_workflow_full_training_configs(tmp_path):
+    """+full+lstmdrop trains the shipped config (spaCy's parser in place of
+    ours for spacy_parser); +full, that of the earlier runs, differs from it
+    only in the encoder's weight dropout (off)."""
     base = shipped()
-    path, overrides = training_config("spacy_parser+full", tmp_path)
-    assert overrides == {} and path == str((tmp_path / "spacy_parser+full.cfg").resolve())
+    assert base["components"]["tok2vec"]["model"]["dropout"] == 0.2
+    path, overrides = training_config("spacy_parser+full+lstmdrop", tmp_path)
+    assert overrides == {} and path == str(
+        (tmp_path / "spacy_parser+full+lstmdrop.cfg").resolve())
     config = load_config(path, interpolate=False)
     assert fill(config) == config
     assert config["nlp"]["pipeline"] == PIPELINE[:-1] + ["parser"]
@@ -488,10 +493,15 @@ def test_workflow_full_training_configs(tmp_path):
     beam = load_config(training_config("spacy_parser+full+beam", tmp_path)[0], interpolate=False)
     assert beam["components"]["parser"]["factory"] == "beam_parser"
 
-    path, _ = training_config("mh4+global+full", tmp_path)
+    path, _ = training_config("mh4+global+full+lstmdrop", tmp_path)
     assert load_config(path, interpolate=False) == base
+    path, _ = training_config("mh4+global+full", tmp_path)
+    earlier = load_config(path, interpolate=False)
+    assert earlier["components"]["tok2vec"]["model"]["dropout"] == 0.0
+    earlier["components"]["tok2vec"]["model"]["dropout"] = 0.2
+    assert earlier == base
 
-    path, _ = training_config("mst+global+full+biaffine", tmp_path)
+    path, _ = training_config("mst+global+full+lstmdrop+biaffine", tmp_path)
     config = load_config(path, interpolate=False)
     component = config["components"]["nonmono_parser"]
     assert (component["system"], component["decoding"], component["model"]["scorer"]) == \

@@ -282,6 +282,47 @@ def test_lstm_layer_dropout_masks_each_layers_input_and_backpropagates():
     numpy.testing.assert_allclose(out_a, out_b)
 
 
+def test_lstm_weight_dropout_gradient_is_the_masked_weights_gradient(monkeypatch):
+    """Weight dropout (the shipped full pipeline's 0.2): the forward pass runs
+    on the masked weights, and the weights' gradient is the mask times the
+    gradient at the masked weights (checked against finite differences)."""
+    layer = BiLSTM(4, depth=2, nI=3, dropout=0.5)
+    Xs = [numpy.random.default_rng(0).normal(size=(n, 3)).astype("f") for n in (3, 2)]
+    layer.initialize(X=Xs)
+    rng = numpy.random.default_rng(4)
+    params = layer.get_param("LSTM")
+    mask = rng.choice([0.0, 2.0], size=params.shape).astype("f")
+    monkeypatch.setattr(layer.ops, "get_dropout_mask", lambda shape, rate: mask)
+    Ys, backprop = layer.begin_update(Xs)
+    dYs = [rng.normal(size=Y.shape).astype("f") for Y in Ys]
+    backprop(dYs)
+    grad = layer.get_grad("LSTM").astype("d")
+
+    H0, C0 = (a.astype("d") for a in layer.get_param("HC0"))
+    steps = _Steps.from_lengths([3, 2], layer.ops)
+    X = numpy.concatenate(Xs).astype("d")[steps.rows]
+    dH = numpy.concatenate(dYs).astype("d")[steps.rows]
+
+    def loss(P):
+        return float((lstm_forward(P * mask, H0, C0, X, steps, None)[0] * dH).sum())
+
+    numpy.testing.assert_allclose(
+        Ys[0], lstm_forward(params * mask, H0, C0, X, steps, None)[0][
+            numpy.argsort(steps.rows)][:3], atol=1e-5)
+    eps = 1e-6
+    P = params.astype("d")
+    for k in list(rng.choice(numpy.flatnonzero(mask), 20, replace=False)) + \
+            list(rng.choice(numpy.flatnonzero(mask == 0), 5, replace=False)):
+        up, down = P.copy(), P.copy()
+        up[k] += eps
+        down[k] -= eps
+        assert abs((loss(up) - loss(down)) / (2 * eps) - grad[k]) < 1e-4
+    # Predicting uses the weights as they are.
+    numpy.testing.assert_allclose(
+        layer.predict(Xs)[0], lstm_forward(P, H0, C0, X, steps, None)[0][
+            numpy.argsort(steps.rows)][:3], atol=1e-5)
+
+
 def test_layer_dropout_only_in_training():
     fix_random_seed(0)
     layer = BiLSTM(4, depth=2, nI=3, layer_dropout=0.5)

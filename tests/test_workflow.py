@@ -604,7 +604,7 @@ def test_full_pipeline_ablations_take_one_ingredient_out(tmp_path):
     """+full's ablation variants change just their settings of full_pipeline.cfg."""
     from thinc.api import Config
 
-    from benchmarks.workflow import FULL_VARIANTS, training_config
+    from benchmarks.workflow import FULL_VARIANTS, GREEDY_MODEL_VARIANTS, training_config
 
     def flat(config, prefix=""):
         out = {}
@@ -620,9 +620,10 @@ def test_full_pipeline_ablations_take_one_ingredient_out(tmp_path):
         assert overrides == {} and path == str((tmp_path / f"{name}.cfg").resolve())
         return flat(Config().from_disk(path, interpolate=False))
 
-    full = read("mh4+global+full")
     for variant, settings in FULL_VARIANTS.items():
-        ablated = read(f"mh4+global+full+{variant}")
+        parser = "covington_nm" if variant in GREEDY_MODEL_VARIANTS else "mh4+global"
+        full = read(f"{parser}+full")
+        ablated = read(f"{parser}+full+{variant}")
         changed = {k for k in set(full) | set(ablated)
                    if full.get(k, "absent") != ablated.get(k, "absent")}
         # chars = null drops the character encoder's settings with it.

@@ -182,6 +182,14 @@ def check_rate(name: str, setting: str, value) -> None:
         raise ValueError(f"{name}: {setting} must be in [0, 1); got {value!r}.")
 
 
+def vector_dropout_mask(model: Model, shape, is_train: bool):
+    """The mask of the dropout a parser model puts on the token vectors its
+    scorers read (its "vector_dropout", fixed by the config: spaCy's
+    `training.dropout` does not change it), or None outside training."""
+    rate = model.attrs.get("vector_dropout", 0.0)
+    return model.ops.get_dropout_mask(shape, rate) if is_train and rate > 0 else None
+
+
 def _bilstm_init(model: Model, X: Optional[List[Floats2d]] = None, Y=None) -> None:
     if X is not None and len(X):
         nI = X[0].shape[1]

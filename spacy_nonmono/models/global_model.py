@@ -41,7 +41,7 @@ from spacy.util import registry
 from thinc.api import Model, chain, glorot_uniform_init, list2array, normal_init
 from thinc.types import Floats2d
 
-from .encoders import check_rate  # (also registers the BiLSTM encoder of DEFAULT_CONFIG)
+from .encoders import check_rate, vector_dropout_mask  # (also registers the BiLSTM encoder of DEFAULT_CONFIG)
 from .parser_model import CNN_TOK2VEC_CONFIG
 
 # The encoder of the global model: a two-layer BiLSTM on the greedy parsers'
@@ -188,9 +188,8 @@ def forward(model: Model, docs: List[Doc], is_train: bool):
     ops = model.ops
     tokvecs, backprop_tok2vec = model.get_ref("token_vectors")(docs, is_train)
     n_tokens = tokvecs.shape[0]
-    mask = None
-    if is_train and model.attrs.get("vector_dropout", 0.0) > 0:
-        mask = ops.get_dropout_mask(tokvecs.shape, model.attrs["vector_dropout"])
+    mask = vector_dropout_mask(model, tokvecs.shape, is_train)
+    if mask is not None:
         tokvecs = tokvecs * mask
     X = ops.xp.vstack((tokvecs, model.get_param("root"), model.get_param("end")))
     W = model.get_param("W")

@@ -18,6 +18,7 @@ from spacy.util import registry
 from thinc.api import Model, chain, list2array, normal_init
 from thinc.types import Floats2d
 
+from .encoders import check_rate, vector_dropout_mask
 from .scoring import scatter_hidden_grad
 
 # The tok2vec of the shipped configs (spaCy's CNN), for every model default.
@@ -51,6 +52,7 @@ def build_parser_model(
     maxout_pieces: int = 2,
     n_context: Optional[int] = None,
     nO: Optional[int] = None,
+    dropout: float = 0.0,
 ) -> Model:
     """Build the parser model.
 
@@ -59,7 +61,11 @@ def build_parser_model(
     n_context: number of context slots; set by the component from its
         transition system when left empty.
     nO: number of moves; set by the component once the labels are known.
+    dropout: dropout on the token vectors the token table reads (the
+        encoder's output), in training; fixed by the config, as the global
+        model's `dropout`.
     """
+    check_rate("NonMonoParserModel", "dropout", dropout)
     t2v_width = tok2vec.get_dim("nO") if tok2vec.has_dim("nO") else None
     table = TokenTable(nH=hidden_width, nP=maxout_pieces, nF=n_context, nI=t2v_width)
     step = StepModel(nH=hidden_width, nP=maxout_pieces, nO=nO)
@@ -72,6 +78,7 @@ def build_parser_model(
         refs={"tok2vec": tok2vec, "token_vectors": token_vectors, "table": table, "step": step},
         params={"root": None},
         dims={"nI": t2v_width},
+        attrs={"vector_dropout": float(dropout)},
     )
 
 
@@ -150,6 +157,9 @@ def forward(model: Model, docs: List[Doc], is_train: bool):
     ops = model.ops
     tokvecs, backprop_tok2vec = model.get_ref("token_vectors")(docs, is_train)
     n_tokens = tokvecs.shape[0]
+    mask = vector_dropout_mask(model, tokvecs.shape, is_train)
+    if mask is not None:
+        tokvecs = tokvecs * mask
     X = ops.xp.vstack((tokvecs, model.get_param("root")))
     table, backprop_table = model.get_ref("table")(X, is_train)
     host_table = numpy.ascontiguousarray(ops.to_numpy(table), dtype="f")
@@ -159,6 +169,6 @@ def forward(model: Model, docs: List[Doc], is_train: bool):
         scatter_hidden_grad(d_table, grad.ids, grad.d_unmaxed)
         dX = backprop_table(ops.asarray(d_table))
         model.inc_grad("root", dX[n_tokens:])
-        return backprop_tok2vec(dX[:n_tokens])
+        return backprop_tok2vec(dX[:n_tokens] if mask is None else dX[:n_tokens] * mask)
 
     return host_table, backprop
