@@ -115,10 +115,13 @@ COMPONENT_SETTINGS = ("follow_oracle_prob", "decoding", "projectivize",
 # dropout 0.3 on the vectors our greedy model reads (as the global model's).
 # Config paths -> values.
 ENCODER = "components.tok2vec.model"
-# What +full changes in full_pipeline.cfg: the encoder's weight dropout is
-# off, as in the runs that the results pages compare (their records keep their
-# names); the shipped config, with weight dropout 0.2, is +full+lstmdrop.
+# What +full changes in the shipped full pipeline (init-config --pipeline
+# full): the encoder's weight dropout, and our greedy model's dropout on the
+# token vectors, are off, as in the runs that the results pages compare
+# (their records keep their names). The shipped configs are +full+lstmdrop
+# (global, spaCy's parser) and +full+lstmdrop+mlpdrop (greedy, beam).
 FULL_BASE: Dict[str, object] = {f"{ENCODER}.dropout": 0.0}
+FULL_BASE_GREEDY: Dict[str, object] = {"components.nonmono_parser.model.dropout": 0.0}
 FULL_VARIANTS: Dict[str, Dict[str, object]] = {
     "notags": {"components.morphologizer.model.tok2vec.scale": 0.0,
                "components.tagger.model.tok2vec.scale": 0.0},
@@ -696,8 +699,11 @@ def full_pipeline_config(spec: SystemSpec, name: str, out_dir: Optional[Path]) -
             component["model"]["features"] = "two"
         if "biaffine" in spec.model:
             component["model"]["scorer"] = "biaffine"
+    greedy = spec.system is not None and spec.settings.get("decoding", "greedy") != "global"
     for variant in spec.model:
-        settings = FULL_BASE if variant == "full" else FULL_VARIANTS.get(variant, {})
+        settings = FULL_VARIANTS.get(variant, {})
+        if variant == "full":
+            settings = {**FULL_BASE, **(FULL_BASE_GREEDY if greedy else {})}
         for setting, value in settings.items():
             *sections, key = setting.split(".")
             section = config

@@ -28,7 +28,7 @@ from test_configs import SELECTION, corpora, selection_weights, spacy_cli  # noq
 from test_encoders import entry_point_env
 from spacy_nonmono.cli import main as nonmono_main
 from spacy_nonmono.cli.common import InputError
-from spacy_nonmono.configs import config_path, fill
+from spacy_nonmono.configs import config_path, fill, filled_config
 from spacy_nonmono.models.words import normalize_form, word_embed_layers
 from spacy_nonmono.pipeline.corpus import GoldTokenCorpus
 
@@ -421,6 +421,9 @@ def test_init_config_full_pipeline_greedy(tmp_path):
     assert (component["system"], component["decoding"]) == ("covington_nm", "greedy")
     assert component["model"]["@architectures"] == "spacy_nonmono.NonMonoParserModel.v1"
     assert component["model"]["tok2vec"] == LISTENER
+    # The pipeline's dropout on the vectors the parser reads goes with it.
+    assert component["model"]["dropout"] == base["components"]["nonmono_parser"]["model"][
+        "dropout"] == 0.3
     step = load_config(config_path("nonmono_parser.cfg"))["components"]["nonmono_parser"]
     assert component["max_sentence_length"] == step["max_sentence_length"]
     same_but_the_parser(config, base)
@@ -500,6 +503,15 @@ def test_workflow_full_training_configs(tmp_path):
     assert earlier["components"]["tok2vec"]["model"]["dropout"] == 0.0
     earlier["components"]["tok2vec"]["model"]["dropout"] = 0.2
     assert earlier == base
+
+    # Our greedy parser: +full+lstmdrop+mlpdrop is init-config's full greedy pipeline.
+    greedy = filled_config(pipeline="full", decoding="greedy")
+    path, _ = training_config("covington_nm+full+lstmdrop+mlpdrop", tmp_path)
+    assert load_config(path, interpolate=False) == greedy
+    path, _ = training_config("covington_nm+full", tmp_path)
+    earlier = load_config(path, interpolate=False)
+    assert earlier["components"]["nonmono_parser"]["model"]["dropout"] == 0.0
+    assert earlier["components"]["tok2vec"]["model"]["dropout"] == 0.0
 
     path, _ = training_config("mst+global+full+lstmdrop+biaffine", tmp_path)
     config = load_config(path, interpolate=False)
