@@ -41,7 +41,8 @@ from spacy.util import registry
 from thinc.api import Model, chain, glorot_uniform_init, list2array, normal_init
 from thinc.types import Floats2d
 
-from .encoders import check_rate, vector_dropout_mask  # (also registers the BiLSTM encoder of DEFAULT_CONFIG)
+# (encoders also registers the BiLSTM encoder of DEFAULT_CONFIG)
+from .encoders import check_rate, vector_dropout_mask
 from .parser_model import CNN_TOK2VEC_CONFIG
 
 # The encoder of the global model: a two-layer BiLSTM on the greedy parsers'
