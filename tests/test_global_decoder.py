@@ -267,3 +267,32 @@ def test_vector_dropout_only_in_training():
         down = loss()
         W[idx] = saved
         assert abs((up - down) / 2e-2 - dW[idx]) < 1e-2 * max(1.0, abs(dW[idx]))
+
+
+def test_triple_table_holds_the_ordered_triples_the_charts_read():
+    """The reduce scorer's table holds, for every p1 < p2 < p3, the score
+    `scores` gives that triple (the charts read only those: a reduce's s1,
+    s0, b0 stand in position order), and zero elsewhere."""
+    from spacy.util import registry
+
+    from conftest import global_model
+    from spacy_nonmono.models.global_model import size_global_model
+
+    words = "The old dog barked at the cat on the mat today".split()
+    docs = [Doc(spacy.blank("en").vocab, words=words)]
+    model = registry.resolve({"m": global_model()})["m"]
+    size_global_model(model, {"shift": 1, "reduce": 4, "label": 2})
+    model.initialize(X=docs)
+    view = ScorerView(model, model.predict(docs))
+    rows = numpy.arange(len(words) + 2)
+    table = view.triple_table("reduce", rows)
+    m = len(rows)
+    assert table.shape == (4, m, m, m)
+    triples = numpy.array([(a, b, c) for a in range(m) for b in range(a + 1, m)
+                           for c in range(b + 1, m)])
+    expected, _ = view.scores("reduce", triples)
+    got = table[:, triples[:, 0], triples[:, 1], triples[:, 2]].T
+    numpy.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-5)
+    ordered = numpy.zeros((m, m, m), dtype=bool)
+    ordered[tuple(triples.T)] = True
+    assert not table[:, ~ordered].any()

@@ -349,19 +349,21 @@ class ScorerView:
                                              self._part(scorer, 1, rows))
 
     def triple_table(self, scorer: str, rows: numpy.ndarray) -> numpy.ndarray:
-        """Scores of every (p1, p2, p3) triple with p1 < p2 (other entries
-        zero, never read by the charts): (outputs, m, m, m), one matrix
-        product per p1. MLP scorers only (the charts' reduce scorer)."""
+        """Scores of every (p1, p2, p3) triple with p1 < p2 < p3, the only
+        ones the charts read (a reduce's s1, s0, b0 stand in that order;
+        other entries zero): (outputs, m, m, m). MLP scorers only (the
+        charts' reduce scorer). For each p2 the triples form a rectangle
+        (p1 before it, p3 after it): one matrix product per p2."""
         p = self.params[scorer]
         A, B, C = (self._part(scorer, k, rows) for k in range(3))
         m = len(rows)
-        out = numpy.zeros((p["W"].shape[0], m, m, m), dtype=A.dtype)
-        BC = B[:, None, :] + C[None, :, :] + p["b"]
-        for first in range(m - 2):
-            hidden = BC[first + 1:] + A[first]
+        out = numpy.zeros((m, m, m, p["W"].shape[0]), dtype=A.dtype)
+        W_T = numpy.ascontiguousarray(p["W"].T)
+        for second in range(1, m - 1):
+            hidden = (B[second] + C[second + 1:] + p["b"])[None] + A[:second, None]
             numpy.maximum(hidden, 0, out=hidden)
-            out[:, first, first + 1:, :] = numpy.moveaxis(hidden @ p["W"].T + p["c"], -1, 0)
-        return out
+            out[:second, second, second + 1:] = hidden @ W_T + p["c"]
+        return numpy.moveaxis(out, -1, 0)
 
     # -- scores of tuples and their gradient -------------------------------------
 
