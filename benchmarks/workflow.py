@@ -112,6 +112,8 @@ COMPONENT_SETTINGS = ("follow_oracle_prob", "decoding", "projectivize",
 # embeddings, every dropout of the encoder, the learning-rate decay, the
 # dropout on the vectors the global model's scorers read). Levers: the paper's
 # batches of about 100 words; weight dropout 0.2 or 0.3 inside the BiLSTM;
+# the paper's LSTM dropout on the previous hidden state (0.3, one mask per
+# sequence);
 # dropout 0.3 on the vectors our greedy model reads (as the global model's).
 # Config paths -> values.
 ENCODER = "components.tok2vec.model"
@@ -135,6 +137,7 @@ FULL_VARIANTS: Dict[str, Dict[str, object]] = {
     "batch100": {"training.batcher.size": 100},
     "lstmdrop": {f"{ENCODER}.dropout": 0.2},
     "lstmdrop3": {f"{ENCODER}.dropout": 0.3},
+    "hdrop": {f"{ENCODER}.recurrent_dropout": 0.3},
     "mlpdrop": {"components.nonmono_parser.model.dropout": 0.3},
 }
 MODEL_VARIANTS = ("bilstm", "two", "full", "biaffine") + tuple(FULL_VARIANTS)

@@ -261,6 +261,106 @@ def test_layer_gradients_with_empty_sequences():
         assert abs((up - down) / (2 * eps) - grad[k]) < 1e-3
 
 
+def one_sequence_lstm(params, H0, C0, X, h_mask):
+    """A plain loop over one sequence, both directions, each layer: the
+    reference for the recurrent dropout (h_mask: (depth, dirs, nO), the
+    sequence's own masks on the previous hidden state)."""
+    depth, dirs, nO = H0.shape
+    inputs = X
+    at = 0
+    for i in range(depth):
+        n_in = inputs.shape[1]
+        outs = []
+        for d in range(dirs):
+            Wx = params[at : at + 4 * nO * n_in].reshape((4 * nO, n_in))
+            at += 4 * nO * n_in
+            bx = params[at : at + 4 * nO]
+            at += 4 * nO
+            Wh = params[at : at + 4 * nO * nO].reshape((4 * nO, nO))
+            at += 4 * nO * nO
+            bh = params[at : at + 4 * nO]
+            at += 4 * nO
+            h, c = H0[i, d], C0[i, d]
+            out = numpy.zeros((len(inputs), nO))
+            order = range(len(inputs)) if d == 0 else reversed(range(len(inputs)))
+            for t in order:
+                g = Wx @ inputs[t] + bx + Wh @ (h * h_mask[i, d]) + bh
+                f, inp, o = (1 / (1 + numpy.exp(-g[k * nO : (k + 1) * nO])) for k in range(3))
+                c = f * c + inp * numpy.tanh(g[3 * nO :])
+                h = o * numpy.tanh(c)
+                out[t] = h
+            outs.append(out)
+        inputs = numpy.concatenate(outs, axis=1)
+    return inputs
+
+
+def test_recurrent_dropout_masks_each_sequences_hidden_state():
+    """One mask per sequence, layer and direction, on the previous hidden
+    state: the packed batch gives what each sequence gives alone with its
+    own mask (the masks' rows are the sequences in packed order, longest
+    first)."""
+    lengths = [2, 5, 1, 3]
+    ops, params, H0, C0, X, _, steps, rng = packed_case(lengths, nI=3, width=4, depth=2)
+    P, X64, h0, c0 = (a.astype("d") for a in (params, X, H0, C0))
+    h_masks = rng.choice([0.0, 2.0], size=(2, 2, len(lengths), 2))
+    H, _ = lstm_forward(P, h0, c0, X64, steps, h_masks=h_masks)
+    by_row = numpy.zeros_like(H)
+    by_row[steps.rows] = H
+    X_rows = numpy.zeros_like(X64)
+    X_rows[steps.rows] = X64
+    order = numpy.argsort(-numpy.asarray(lengths), kind="stable")
+    starts = numpy.concatenate(([0], numpy.cumsum(lengths)[:-1]))
+    for packed, j in enumerate(order):
+        rows = slice(starts[j], starts[j] + lengths[j])
+        alone = one_sequence_lstm(P, h0, c0, X_rows[rows], h_masks[:, :, packed])
+        numpy.testing.assert_allclose(by_row[rows], alone, atol=1e-10)
+    # Masks that keep every unit change nothing.
+    kept, _ = lstm_forward(P, h0, c0, X64, steps, h_masks=numpy.ones_like(h_masks))
+    numpy.testing.assert_allclose(kept, lstm_forward(P, h0, c0, X64, steps)[0], atol=1e-12)
+
+
+def test_recurrent_dropout_backward_matches_finite_differences():
+    _, params, H0, C0, X, _, steps, rng = packed_case((4, 3, 1), nI=3, width=4, depth=2)
+    P, X64, h0, c0 = (a.astype("d") for a in (params, X, H0, C0))
+    h_masks = rng.choice([0.0, 2.0], size=(2, 2, 3, 2))
+    masks = [rng.choice([0.0, 1.5], size=(X.shape[0], 3)), rng.choice([0.0, 1.5], size=(X.shape[0], 4))]
+    dH = rng.normal(size=(X.shape[0], 4))
+
+    def loss(P, X):
+        return float((lstm_forward(P, h0, c0, X, steps, masks, h_masks)[0] * dH).sum())
+
+    state = lstm_forward(P, h0, c0, X64, steps, masks, h_masks)[1]
+    dX, dP = lstm_backward(dH, P, h0, c0, state, steps, masks, h_masks)
+    eps = 1e-6
+    for array, grad, f in ((X64, dX, lambda a: loss(P, a)), (P, dP, lambda a: loss(a, X64))):
+        numeric = numpy.zeros_like(array)
+        for idx in numpy.ndindex(array.shape):
+            up, down = array.copy(), array.copy()
+            up[idx] += eps
+            down[idx] -= eps
+            numeric[idx] = (f(up) - f(down)) / (2 * eps)
+        numpy.testing.assert_allclose(grad, numeric, atol=1e-7)
+
+
+def test_recurrent_dropout_is_the_configs_and_training_only():
+    nlp = spacy.blank("en")
+    config = bilstm(width=8, depth=2)
+    config["recurrent_dropout"] = 0.5
+    model = build(config)
+    docs = docs_of(nlp, "a b c d", "e f", "")
+    model.initialize(X=docs)
+    set_dropout_rate(model, 0.0)
+    assert model.get_ref("bilstm").attrs["recurrent_dropout"] == 0.5
+    numpy.random.seed(0)
+    trained, backprop = model.begin_update(docs)
+    assert not numpy.allclose(trained[0], model.predict(docs)[0])
+    assert [Y.shape for Y in trained] == [(4, 8), (2, 8), (0, 8)]
+    backprop([numpy.ones_like(Y) for Y in trained])
+    config["recurrent_dropout"] = 1.0
+    with pytest.raises(ValueError, match=r"recurrent_dropout must be in \[0, 1\)"):
+        build(config)
+
+
 @pytest.mark.xfail(strict=True, reason="thinc's NumpyOps.backprop_lstm gives wrong gradients; "
                                         "when this passes, thinc has been fixed")
 def test_thincs_own_backward():

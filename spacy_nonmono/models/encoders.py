@@ -55,9 +55,12 @@ The architecture is found through the `spacy_architectures` entry point
 
 Dropout, in training only: `dropout` is the LSTM's weight dropout (as
 thinc's LSTM does: a mask over the weights, not the activations, like
-AWD-LSTM's DropConnect), inside the recurrence; `layer_dropout` drops
+AWD-LSTM's DropConnect), inside the recurrence; `recurrent_dropout` drops
+units of the previous hidden state that each step reads, with one mask per
+sequence, layer and direction (Gal & Ghahramani's variational dropout, what
+the DyNet LSTMs of the MH4 paper's code apply at 0.3); `layer_dropout` drops
 elements of each layer's input (the tok2vec's vectors, then the layer
-below's outputs), between the layers. Both are fixed by the config: the
+below's outputs), between the layers. All are fixed by the config: the
 `training.dropout` that spaCy sets on every layer during `nlp.update` applies
 to the tok2vec underneath (its own dropout layers) but does not change the
 LSTM's rates.
@@ -79,6 +82,7 @@ def BiLSTMEncoder(
     dropout: float = 0.0,
     layer_dropout: float = 0.0,
     sentences: bool = False,
+    recurrent_dropout: float = 0.0,
 ) -> Model[List[Doc], List[Floats2d]]:
     """A bidirectional LSTM over the vectors of `tok2vec`.
 
@@ -93,9 +97,12 @@ def BiLSTMEncoder(
         whose sentence boundaries are set (gold, or a senter before the
         tok2vec) is one, so that a model trained on gold sentences reads the
         same contexts on raw text.
+    recurrent_dropout: dropout on the previous hidden state each step reads,
+        one mask per sequence, layer and direction, in training, in [0, 1).
     """
     t2v_width = tok2vec.get_dim("nO") if tok2vec.has_dim("nO") else None
-    lstm = BiLSTM(width, depth=depth, dropout=dropout, nI=t2v_width, layer_dropout=layer_dropout)
+    lstm = BiLSTM(width, depth=depth, dropout=dropout, nI=t2v_width, layer_dropout=layer_dropout,
+                  recurrent_dropout=recurrent_dropout)
     if sentences:
         model = Model("bilstm_by_sentence", _by_sentence_forward, layers=[tok2vec, lstm],
                       init=_by_sentence_init, dims={"nO": width})
@@ -145,26 +152,26 @@ def _by_sentence_forward(model: Model, docs: List[Doc], is_train: bool):
 
 def BiLSTM(
     width: int, depth: int = 2, dropout: float = 0.0, nI: Optional[int] = None,
-    layer_dropout: float = 0.0,
+    layer_dropout: float = 0.0, recurrent_dropout: float = 0.0,
 ) -> Model[List[Floats2d], List[Floats2d]]:
     """A bidirectional LSTM on a list of (n_i, nI) arrays, one sequence each,
     returning one (n_i, width) array each; empty arrays are allowed. The
     parameters are those of thinc's `LSTM(nO=width, bi=True, depth=depth)`
     (same names, layout and initialization: glorot-uniform weights, zero
-    biases and initial states); `dropout` and `layer_dropout` as in
-    BiLSTMEncoder."""
-    _validate(width, depth, dropout, layer_dropout)
+    biases and initial states); the dropout rates as in BiLSTMEncoder."""
+    _validate(width, depth, dropout, layer_dropout, recurrent_dropout)
     return Model(
         "bilstm",
         _bilstm_forward,
         init=_bilstm_init,
         dims={"nO": width, "nI": nI, "depth": depth, "dirs": 2},
         params={"LSTM": None, "HC0": None},
-        attrs={"lstm_dropout": float(dropout), "layer_dropout": float(layer_dropout)},
+        attrs={"lstm_dropout": float(dropout), "layer_dropout": float(layer_dropout),
+               "recurrent_dropout": float(recurrent_dropout)},
     )
 
 
-def _validate(width, depth, dropout, layer_dropout) -> None:
+def _validate(width, depth, dropout, layer_dropout, recurrent_dropout=0.0) -> None:
     if isinstance(width, bool) or not isinstance(width, int) or width <= 0 or width % 2:
         raise ValueError(
             f"BiLSTMEncoder: width must be a positive even integer (the forward and "
@@ -174,6 +181,7 @@ def _validate(width, depth, dropout, layer_dropout) -> None:
         raise ValueError(f"BiLSTMEncoder: depth must be an integer >= 1; got {depth!r}.")
     check_rate("BiLSTMEncoder", "dropout", dropout)
     check_rate("BiLSTMEncoder", "layer_dropout", layer_dropout)
+    check_rate("BiLSTMEncoder", "recurrent_dropout", recurrent_dropout)
 
 
 def check_rate(name: str, setting: str, value) -> None:
@@ -236,7 +244,14 @@ def _bilstm_forward(
     if is_train and rate > 0:
         masks = [ops.get_dropout_mask((X.shape[0], X.shape[1] if i == 0 else nO), rate)
                  for i in range(H0.shape[0])]
-    H, state = lstm_forward(params, H0, C0, X, steps, masks)
+    h_masks = None
+    rate = model.attrs.get("recurrent_dropout", 0.0)
+    if is_train and rate > 0:
+        # One mask per sequence: row k of every step is the k-th longest sequence.
+        depth, dirs, n_units = H0.shape
+        h_masks = ops.get_dropout_mask((depth * dirs * len(keep), n_units), rate)
+        h_masks = h_masks.reshape((depth, dirs, len(keep), n_units))
+    H, state = lstm_forward(params, H0, C0, X, steps, masks, h_masks)
     Y = ops.alloc2f(H.shape[0], nO, zeros=False)
     Y[steps.rows] = H
     for i, Y_i in zip(keep, ops.unflatten(Y, ops.asarray1i(lengths))):
@@ -244,7 +259,7 @@ def _bilstm_forward(
 
     def backprop(dYs: List[Floats2d]) -> List[Floats2d]:
         dH = xp.concatenate([ops.asarray2f(dYs[i]) for i in keep])[steps.rows]
-        dX_packed, d_params = lstm_backward(dH, params, H0, C0, state, steps, masks)
+        dX_packed, d_params = lstm_backward(dH, params, H0, C0, state, steps, masks, h_masks)
         if mask is not None:
             d_params *= mask
         model.inc_grad("LSTM", d_params)
@@ -352,11 +367,15 @@ def _prev_rows(xp, Z, init, prev: int, n_prev: int, size: int):
     return out
 
 
-def lstm_forward(params: Floats1d, H0, C0, X: Floats2d, steps: _Steps, masks=None):
+def lstm_forward(params: Floats1d, H0, C0, X: Floats2d, steps: _Steps, masks=None,
+                 h_masks=None):
     """The LSTM's forward pass on packed data with array operations (any xp,
     any float dtype): what thinc's LSTM computes (its compiled CPU kernel
     gives the same to float32 precision, at about half the speed). `masks`:
-    None, or one dropout mask per layer, multiplied into that layer's input.
+    None, or one dropout mask per layer, multiplied into that layer's input;
+    `h_masks`: None, or (depth, dirs, n_sequences, nO) dropout masks, one row
+    per sequence (in packed order), multiplied into the previous hidden state
+    that each step of that layer and direction reads.
     Returns the top layer's output (N, dirs * nO) and the state that
     `lstm_backward` takes."""
     xp = _xp(params)
@@ -376,6 +395,8 @@ def lstm_forward(params: Floats1d, H0, C0, X: Floats2d, steps: _Steps, masks=Non
         WhT = xp.ascontiguousarray(Wh.T)
         for start, size, prev, n_prev in steps.order(d):
             h_prev = _prev_rows(xp, Yid, H0[i, d], prev, n_prev, size)
+            if h_masks is not None:
+                h_prev = h_prev * h_masks[i, d, :size]
             c_prev = _prev_rows(xp, Cid, C0[i, d], prev, n_prev, size)
             g = Gid[start : start + size]
             g += h_prev @ WhT
@@ -399,10 +420,10 @@ def lstm_forward(params: Floats1d, H0, C0, X: Floats2d, steps: _Steps, masks=Non
 
 
 def lstm_backward(dH: Floats2d, params: Floats1d, H0, C0, state: Tuple, steps: _Steps,
-                  masks=None):
+                  masks=None, h_masks=None):
     """Backpropagate through the LSTM (any xp, any float dtype), from the
     gradient of the top layer's output (N, dirs * nO), the state of
-    `lstm_forward` and its dropout masks. Returns the gradients of the input (N, nI) and of the
+    `lstm_forward` and its dropout masks (both kinds). Returns the gradients of the input (N, nI) and of the
     parameters, laid out like them (bx and bh each get the gradient of their
     sum). The initial states (HC0) get no gradient, as in thinc: they stay at
     zero."""
@@ -428,6 +449,8 @@ def lstm_backward(dH: Floats2d, params: Floats1d, H0, C0, state: Tuple, steps: _
                 rows = slice(start, start + size)
                 c_prev = _prev_rows(xp, Cid, C0[i, d], prev, n_prev, size)
                 H_prev[rows] = _prev_rows(xp, Yid, H0[i, d], prev, n_prev, size)
+                if h_masks is not None:
+                    H_prev[rows] *= h_masks[i, d, :size]
                 g = Gid[rows]
                 hf, hi, ho, hc = (g[:, k * nO : (k + 1) * nO] for k in range(4))
                 tanh_c = xp.tanh(Cid[rows])
@@ -439,7 +462,10 @@ def lstm_backward(dH: Floats2d, params: Floats1d, H0, C0, state: Tuple, steps: _
                 xp.multiply(dh * tanh_c, ho * (1 - ho), out=dg[:, 2 * nO : 3 * nO])
                 xp.multiply(dc * hi, 1 - hc * hc, out=dg[:, 3 * nO :])
                 if n_prev:
-                    dY[prev : prev + n_prev] += dg[:n_prev] @ Wh
+                    dh_prev = dg[:n_prev] @ Wh
+                    if h_masks is not None:
+                        dh_prev *= h_masks[i, d, :n_prev]
+                    dY[prev : prev + n_prev] += dh_prev
                     dC[prev : prev + n_prev] += (dc * hf)[:n_prev]
             d_inputs += d_pre @ Wx
             d_bias = d_pre.sum(axis=0)
