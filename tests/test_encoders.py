@@ -23,7 +23,7 @@ from thinc.api import Adam, NumpyOps, set_dropout_rate
 
 from conftest import ROOT, sample_docs, tree_ok
 from spacy_nonmono.models.encoders import (
-    BiLSTM, BiLSTMEncoder, _Steps, lstm_backward, lstm_forward,
+    BiLSTM, BiLSTMEncoder, _layer_params, _Steps, lstm_backward, lstm_forward,
 )
 
 ARCH = "spacy_nonmono.BiLSTMEncoder.v1"
@@ -217,15 +217,19 @@ def test_backward_matches_finite_differences(depth, lengths):
         return float((lstm_forward(P, h0, c0, X, steps)[0] * dH).sum())
 
     dX, dP = lstm_backward(dH, P, h0, c0, lstm_forward(P, h0, c0, X64, steps)[1], steps)
-    eps = 1e-6
-    for array, grad, f in ((X64, dX, lambda a: loss(P, a)), (P, dP, lambda a: loss(a, X64))):
+    assert_finite_differences(((X64, dX, lambda a: loss(P, a)), (P, dP, lambda a: loss(a, X64))))
+
+
+def assert_finite_differences(cases, eps=1e-6, atol=1e-7):
+    """Each (array, its gradient, the loss as a function of the array)."""
+    for array, grad, f in cases:
         numeric = numpy.zeros_like(array)
         for idx in numpy.ndindex(array.shape):
             up, down = array.copy(), array.copy()
             up[idx] += eps
             down[idx] -= eps
             numeric[idx] = (f(up) - f(down)) / (2 * eps)
-        numpy.testing.assert_allclose(grad, numeric, atol=1e-7)
+        numpy.testing.assert_allclose(grad, numeric, atol=atol)
 
 
 def test_layer_gradients_with_empty_sequences():
@@ -266,31 +270,19 @@ def one_sequence_lstm(params, H0, C0, X, h_mask):
     reference for the recurrent dropout (h_mask: (depth, dirs, nO), the
     sequence's own masks on the previous hidden state)."""
     depth, dirs, nO = H0.shape
-    inputs = X
-    at = 0
-    for i in range(depth):
-        n_in = inputs.shape[1]
-        outs = []
-        for d in range(dirs):
-            Wx = params[at : at + 4 * nO * n_in].reshape((4 * nO, n_in))
-            at += 4 * nO * n_in
-            bx = params[at : at + 4 * nO]
-            at += 4 * nO
-            Wh = params[at : at + 4 * nO * nO].reshape((4 * nO, nO))
-            at += 4 * nO * nO
-            bh = params[at : at + 4 * nO]
-            at += 4 * nO
-            h, c = H0[i, d], C0[i, d]
-            out = numpy.zeros((len(inputs), nO))
-            order = range(len(inputs)) if d == 0 else reversed(range(len(inputs)))
-            for t in order:
-                g = Wx @ inputs[t] + bx + Wh @ (h * h_mask[i, d]) + bh
-                f, inp, o = (1 / (1 + numpy.exp(-g[k * nO : (k + 1) * nO])) for k in range(3))
-                c = f * c + inp * numpy.tanh(g[3 * nO :])
-                h = o * numpy.tanh(c)
-                out[t] = h
-            outs.append(out)
-        inputs = numpy.concatenate(outs, axis=1)
+    inputs, outs = X, []
+    for i, d, _, _, Wx, Wh, bias in _layer_params(params, depth, dirs, nO, X.shape[1]):
+        h, c = H0[i, d], C0[i, d]
+        out = numpy.zeros((len(inputs), nO))
+        for t in (range(len(inputs)) if d == 0 else reversed(range(len(inputs)))):
+            g = Wx @ inputs[t] + Wh @ (h * h_mask[i, d]) + bias
+            f, inp, o = (1 / (1 + numpy.exp(-g[k * nO : (k + 1) * nO])) for k in range(3))
+            c = f * c + inp * numpy.tanh(g[3 * nO :])
+            h = o * numpy.tanh(c)
+            out[t] = h
+        outs.append(out)
+        if d == dirs - 1:
+            inputs, outs = numpy.concatenate(outs, axis=1), []
     return inputs
 
 
@@ -331,15 +323,7 @@ def test_recurrent_dropout_backward_matches_finite_differences():
 
     state = lstm_forward(P, h0, c0, X64, steps, masks, h_masks)[1]
     dX, dP = lstm_backward(dH, P, h0, c0, state, steps, masks, h_masks)
-    eps = 1e-6
-    for array, grad, f in ((X64, dX, lambda a: loss(P, a)), (P, dP, lambda a: loss(a, X64))):
-        numeric = numpy.zeros_like(array)
-        for idx in numpy.ndindex(array.shape):
-            up, down = array.copy(), array.copy()
-            up[idx] += eps
-            down[idx] -= eps
-            numeric[idx] = (f(up) - f(down)) / (2 * eps)
-        numpy.testing.assert_allclose(grad, numeric, atol=1e-7)
+    assert_finite_differences(((X64, dX, lambda a: loss(P, a)), (P, dP, lambda a: loss(a, X64))))
 
 
 def test_recurrent_dropout_is_the_configs_and_training_only():
