@@ -171,7 +171,7 @@ def BiLSTM(
     )
 
 
-def _validate(width, depth, dropout, layer_dropout, recurrent_dropout=0.0) -> None:
+def _validate(width, depth, dropout, layer_dropout, recurrent_dropout) -> None:
     if isinstance(width, bool) or not isinstance(width, int) or width <= 0 or width % 2:
         raise ValueError(
             f"BiLSTMEncoder: width must be a positive even integer (the forward and "
@@ -240,16 +240,16 @@ def _bilstm_forward(
         mask = ops.get_dropout_mask(params.shape, model.attrs["lstm_dropout"])
         params = params * mask
     masks = None
-    rate = model.attrs.get("layer_dropout", 0.0)
-    if is_train and rate > 0:
-        masks = [ops.get_dropout_mask((X.shape[0], X.shape[1] if i == 0 else nO), rate)
+    layer_rate = model.attrs.get("layer_dropout", 0.0)
+    if is_train and layer_rate > 0:
+        masks = [ops.get_dropout_mask((X.shape[0], X.shape[1] if i == 0 else nO), layer_rate)
                  for i in range(H0.shape[0])]
     h_masks = None
-    rate = model.attrs.get("recurrent_dropout", 0.0)
-    if is_train and rate > 0:
+    recurrent_rate = model.attrs.get("recurrent_dropout", 0.0)
+    if is_train and recurrent_rate > 0:
         # One mask per sequence: row k of every step is the k-th longest sequence.
         depth, dirs, n_units = H0.shape
-        h_masks = ops.get_dropout_mask((depth * dirs * len(keep), n_units), rate)
+        h_masks = ops.get_dropout_mask((depth * dirs * len(keep), n_units), recurrent_rate)
         h_masks = h_masks.reshape((depth, dirs, len(keep), n_units))
     H, state = lstm_forward(params, H0, C0, X, steps, masks, h_masks)
     Y = ops.alloc2f(H.shape[0], nO, zeros=False)
