@@ -114,7 +114,8 @@ COMPONENT_SETTINGS = ("follow_oracle_prob", "decoding", "projectivize",
 # batches of about 100 words; weight dropout 0.2 or 0.3 inside the BiLSTM;
 # the paper's LSTM dropout on the previous hidden state (0.3, one mask per
 # sequence);
-# dropout 0.3 on the vectors our greedy model reads (as the global model's).
+# dropout 0.3 on the vectors our greedy model reads (as the global model's);
+# parameter averaging (thinc's moving average, used to evaluate and save).
 # Config paths -> values.
 ENCODER = "components.tok2vec.model"
 # What +full changes in the shipped full pipeline (init-config --pipeline
@@ -139,6 +140,7 @@ FULL_VARIANTS: Dict[str, Dict[str, object]] = {
     "lstmdrop3": {f"{ENCODER}.dropout": 0.3},
     "hdrop": {f"{ENCODER}.recurrent_dropout": 0.3},
     "mlpdrop": {"components.nonmono_parser.model.dropout": 0.3},
+    "avg": {"training.optimizer.use_averages": True},
 }
 MODEL_VARIANTS = ("bilstm", "two", "full", "biaffine") + tuple(FULL_VARIANTS)
 GLOBAL_MODEL_VARIANTS = ("nomlpdrop",)   # FULL_VARIANTS of the global model
