@@ -31,7 +31,8 @@ one derivation, with different scores.
 The chart (`best`) is Koo & Collins' grand-sibling chart over the backbone,
 with a region item REG[l, r, state] where a region joins it: as a pseudo-arc
 from its top (l or r) to the other end, or as the junction between the spans
-of two siblings. Here REG comes from brute force over each interval's region
+of two siblings. REG comes from the regions' deduction system
+(`reference_one_ec_regions`) or from brute force over each interval's region
 structures (`region_structures`).
 """
 import functools
@@ -148,11 +149,14 @@ def _has_cycle(head: Dict[int, int]) -> bool:
 
 
 def region_table(T: numpy.ndarray, n: int) -> Dict[Tuple[int, int, int], float]:
-    """REG[l, r, state]: the best region structure over [l, r] by brute force."""
+    """REG[l, r, state]: the best region structure over [l, r] by brute force
+    (for l = 0, the root, those where it has no head)."""
     table: Dict[Tuple[int, int, int], float] = {}
     for length in range(3, n + 1):
         for arcs, state in region_structures(length):
             for l in range(0, n + 1 - length):
+                if l == 0 and any(m == 0 for _, m in arcs):
+                    continue        # the root has no head
                 key = (l, l + length, state)
                 value = sum(T[l + h, l + m, CROSSING] for h, m in arcs)
                 if value > table.get(key, float("-inf")):
@@ -160,11 +164,17 @@ def region_table(T: numpy.ndarray, n: int) -> Dict[Tuple[int, int, int], float]:
     return table
 
 
-def best(T: numpy.ndarray, n: int) -> float:
-    """The best score of a 1EC tree over words 1..n (any number of root arcs)."""
+def best(T: numpy.ndarray, n: int, regions: str = "rules") -> float:
+    """The best score of a 1EC tree over words 1..n (any number of root arcs),
+    with the region items from the deduction system of
+    `reference_one_ec_regions` ("rules") or from brute force ("brute")."""
     pad = n + 1
     neg = float("-inf")
-    REG = region_table(T, n)
+    if regions == "rules":
+        from reference_one_ec_regions import region_table as rules_region_table
+        REG = rules_region_table(T, n, CROSSING)
+    else:
+        REG = region_table(T, n)
 
     def part(g, h, m, s):
         return T[g, m, GRAND] + T[h, m, HEAD] + T[s, m, SIB]

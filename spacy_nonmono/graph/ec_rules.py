@@ -122,6 +122,7 @@ class Rule:
     """One way to build an item: split points ranging between positions,
     antecedents (kind, a, b, x) over symbols, and per orientation the valid
     combinations of the antecedents' states with the consequent's state."""
+    pair_kinds = PAIR_KINDS     # the kinds over [i, j] alone (the others have an x)
 
     def __init__(self, kind: int, splits: Sequence[Tuple[int, int, int, int]],
                  parts: Sequence[Tuple[int, Tuple[int, int], Tuple[int, int], Optional[int]]]):
@@ -153,7 +154,7 @@ class Rule:
         def pos(point):
             return sign * order[point]
 
-        consequent = [(I, 0), (J, 0)] + ([(X, 0)] if self.kind >= X_N else [])
+        consequent = [(I, 0), (J, 0)] + ([(X, 0)] if self.kind not in self.pair_kinds else [])
         keep = sorted(consequent, key=pos)
         part_points, sides = [], []
         for kind, a, b, x in self.parts:
@@ -260,7 +261,7 @@ def possible_states(rules: Sequence[Rule]) -> Dict[Tuple[int, int], set]:
     while changed:
         changed = False
         for rule in rules:
-            for side in ((0,) if rule.kind < X_N else (0, 1)):
+            for side in ((0,) if rule.kind in rule.pair_kinds else (0, 1)):
                 found = possible[rule.kind, side]
                 for row in rule.combos[side]:
                     if row[-1] not in found and _reads_possible(rule, side, row, possible):
