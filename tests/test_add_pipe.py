@@ -44,7 +44,7 @@ def test_add_pipe_with_settings_alone_trains_and_parses(system, decoding, exampl
 def test_the_pairs_cover_the_documented_systems():
     assert {"covington_nm", "arc_eager_unshift", "swap_stay_eager", "arc_standard"} <= \
         set(BUILTIN_SYSTEMS)
-    assert BUILTIN_STRUCTURES == ["1ec_arcs", "mh3_arcs", "mh3_chart", "mh4_arcs", "mh4_chart", "mst"]
+    assert BUILTIN_STRUCTURES == ["1ec", "1ec_arcs", "mh3_arcs", "mh3_chart", "mh4_arcs", "mh4_chart", "mst"]
     assert CHART_SYSTEMS == ["mh3", "mh4"]
 
 

@@ -439,7 +439,7 @@ def test_init_config_full_pipeline_needs_greedy_or_beam_for_a_transition_system(
     assert nonmono_main(["init-config", str(out), "--pipeline", "full", "--system",
                          "covington_nm"]) == 2
     error = capsys.readouterr().err
-    assert ("Unknown structure 'covington_nm'. Known structures: 1ec_arcs, mh3_arcs, "
+    assert ("Unknown structure 'covington_nm'. Known structures: 1ec, 1ec_arcs, mh3_arcs, "
             "mh3_chart, mh4_arcs, mh4_chart, mst") in error
     assert not out.exists()
 

@@ -25,8 +25,8 @@ def arcs(docs):
     return [[(t.head.i, t.dep_) for t in doc] for doc in docs]
 
 
-STRUCTURES = [("mst", "hybrid"), ("mh4_arcs", "hybrid"), ("1ec_arcs", "hybrid"), ("mh3", "hybrid"), ("mh3", "two"),
-              ("mh4", "hybrid"), ("mh4", "two")]
+STRUCTURES = [("mst", "hybrid"), ("mh4_arcs", "hybrid"), ("1ec_arcs", "hybrid"), ("1ec", "hybrid"),
+              ("mh3", "hybrid"), ("mh3", "two"), ("mh4", "hybrid"), ("mh4", "two")]
 
 
 @pytest.mark.parametrize("system,features", STRUCTURES)
@@ -152,7 +152,7 @@ def test_trains_parses_and_round_trips(system, features, examples, tmp_path):
 def test_settings_global_decoding_does_not_take():
     with pytest.raises(ValueError, match="decodes a structure, or a transition system with an "
                        "exact chart \\(mh3, mh4\\), named in `system`: Unknown structure "
-                       "'covington'. Known structures: 1ec_arcs, mh3_arcs, mh3_chart, mh4_arcs, "
+                       "'covington'. Known structures: 1ec, 1ec_arcs, mh3_arcs, mh3_chart, mh4_arcs, "
                        "mh4_chart, mst"):
         make_global_nlp("covington")
     with pytest.raises(ValueError, match="oracle must be null"):
@@ -172,7 +172,7 @@ def test_mst_is_global_only():
                        "transition system: set decoding = \"global\""):
         spacy.blank("en").add_pipe("nonmono_parser", config={"system": "mst"})
     with pytest.raises(ValueError, match="Known transition systems: .*covington_nm.*"
-                       "Structures of decoding = \"global\": 1ec_arcs, mh3_arcs, mh3_chart, "
+                       "Structures of decoding = \"global\": 1ec, 1ec_arcs, mh3_arcs, mh3_chart, "
                        "mh4_arcs, mh4_chart, mst"):
         spacy.blank("en").add_pipe("nonmono_parser", config={"system": "covingtn"})
 

@@ -12,6 +12,10 @@ import reference_one_ec_regions as regions
 import reference_third_order_1ec as o3
 from reference_mst import all_trees, n_roots
 from spacy_nonmono.graph import ec_rules
+from spacy_nonmono.graph.ec3_chart import Ec3Chart, one_ec_o3_terms
+from spacy_nonmono.graph.ec_chart import EcChart
+from spacy_nonmono.graph.structures import GOLD_WEIGHT
+from spacy_nonmono.registry import get_structure
 
 
 @lru_cache(maxsize=None)
@@ -106,3 +110,96 @@ def test_seven_words_against_brute_force():
         penalty = 10.0 * (numpy.abs(T).sum() + 1.0)
         assert o3.best(o3.one_root_penalty(T, penalty), n) + penalty == pytest.approx(
             totals[one_root].max(), abs=1e-6)
+
+
+# -- the Cython chart (graph/ec3_chart.pyx) and the structure `1ec` ---------
+
+CHART = Ec3Chart()
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 4, 5, 6, 7])
+def test_cython_chart_equals_brute_force(n):
+    trees, terms = scored_trees(n)
+    tree_set = set(trees)
+    one_root = numpy.array([n_roots(h) == 1 for h in trees])
+    rng = numpy.random.default_rng(300 + n)
+    for trial in range(4 if n == 7 else 8):
+        T = random_table(rng, n, ties=trial % 2 == 1)
+        totals = numpy.array([T[t].sum() for t in terms])
+        for single in (False, True):
+            score, heads = CHART.decode(T, one_root=single)
+            assert score == pytest.approx(totals[one_root].max() if single else totals.max(),
+                                          abs=1e-4)
+            heads = tuple(int(h) for h in heads)
+            assert heads in tree_set and (n_roots(heads) == 1 or not single)
+            pairs, channels = one_ec_o3_terms(heads)
+            assert score == pytest.approx(T[pairs[:, 0], pairs[:, 1], channels].sum(), abs=1e-9)
+
+
+@pytest.mark.parametrize("n", [2, 4, 6])
+def test_factor_terms_equal_the_reference(n):
+    trees, _ = scored_trees(n)
+    for heads in trees:
+        pairs, channels = one_ec_o3_terms(heads)
+        assert sorted(zip(pairs[:, 0], pairs[:, 1], channels)) == sorted(o3.tree_terms(heads))
+
+
+def test_region_items_of_the_first_order_chart_equal_the_interpreter():
+    # EcChart(regions=True) fills the region kinds with its vectorised
+    # rules; the interpreter is checked against brute force above.
+    chart = EcChart(regions=True)
+    states = {o3.LEFT_TOP: ec_rules.LEFT_TOP, o3.RIGHT_TOP: ec_rules.RIGHT_TOP,
+              o3.SEPARATE: ec_rules.SEPARATE}
+    rng = numpy.random.default_rng(9)
+    for n in (6, 9):
+        T = random_table(rng, n, ties=False)
+        want = regions.region_table(T, n, o3.CROSSING)
+        chart.fill(T[:n + 1, :n + 1, o3.CROSSING])
+        values = chart.pair_values(ec_rules.REG, n + 1)
+        for l in range(n + 1):
+            for r in range(l + 1, n + 1):
+                for state, index in states.items():
+                    assert values[l, r, index] == pytest.approx(
+                        want.get((l, r, state), -numpy.inf), abs=1e-4)
+
+
+@pytest.mark.parametrize("cost_weight", [1.0, 2.5, GOLD_WEIGHT])
+def test_cost_augmented_decoding_equals_brute_force(cost_weight):
+    structure = get_structure("1ec")()
+    n = 6
+    trees, terms = scored_trees(n)
+    one_root = [h for h in trees if n_roots(h) == 1]
+    rng = numpy.random.default_rng(11)
+    for trial in range(4):
+        T = random_table(rng, n, ties=False)
+        gold = one_root[rng.integers(len(one_root))]
+        if cost_weight == GOLD_WEIGHT and trial % 2:
+            gold = (2, 0, 2, 2, 2, 2)[:n]       # 1EC: decoded without the chart
+        score, cost, heads, _ = structure.decode({"arc": T}, gold, cost_weight)
+        costs = {h: sum(a != b for a, b in zip(h, gold)) for h in one_root}
+        best = max(o3.tree_score(T, h) + cost_weight * costs[h] for h in one_root)
+        heads = tuple(int(h) for h in heads)
+        assert cost == costs[heads]
+        assert score == pytest.approx(o3.tree_score(T, heads), abs=1e-9)
+        assert score + cost_weight * cost == pytest.approx(best, rel=1e-6, abs=1e-3)
+    # A chain: every arc a backbone arc; the sentinel row n + 1 stands for
+    # the root child's grandparent and every missing sibling.
+    (_, pairs, channels), = structure.entries((0, 1, 2, 3, 4, 5), None, {"arc": 2})
+    assert sorted(zip(pairs[:, 0], pairs[:, 1], channels)) == sorted(
+        o3.tree_terms((0, 1, 2, 3, 4, 5)))
+    assert pairs[channels == o3.SIB, 0].tolist() == [n + 1] * n
+
+
+def test_errors():
+    with pytest.raises(ValueError, match="n\\+2, n\\+2, 4"):
+        CHART.decode(numpy.zeros((4, 4, 3)))
+    with pytest.raises(ValueError, match="NaN"):
+        CHART.decode(numpy.full((4, 4, 4), numpy.nan))
+    T = numpy.zeros((5, 5, 4))
+    T[:, 2, o3.HEAD] = T[:, 2, o3.CROSSING] = -numpy.inf
+    with pytest.raises(ValueError, match="finite"):
+        CHART.decode(T)
+    T = numpy.random.default_rng(0).standard_normal((7, 7, 4))
+    T[0, 1:, o3.HEAD] = T[0, 1:, o3.CROSSING] = -numpy.inf
+    T[0, 3, o3.HEAD] = 0.0                   # the only root arc allowed
+    assert list(CHART.decode(T)[1]).count(0) == 1 and CHART.decode(T)[1][2] == 0

@@ -538,7 +538,7 @@ def _parses(name):
     ("covington+wide", "covington+wide: System 'covington' takes no option 'context'"),
     # global decoding: its structures, its model variants
     ("mst", "'mst' is a structure of global decoding, not a transition system"),
-    ("covington+global", "Unknown structure 'covington'. Known structures: 1ec_arcs, "
+    ("covington+global", "Unknown structure 'covington'. Known structures: 1ec, 1ec_arcs, "
                          "mh3_arcs, mh3_chart, mh4_arcs, mh4_chart, mst"),
     # ensembles join trained runs
     ("mh4+global&udpipe", "joins trained pipelines, not 'udpipe'"),

@@ -8,7 +8,8 @@ from .trees import check_gold_tree, is_projective
 
 def _register_structures():
     from ..registry import structures
-    from .structures import MSTStructure, mh3_arcs, mh3_chart, mh4_arcs, mh4_chart, one_ec_arcs
+    from .structures import (MSTStructure, mh3_arcs, mh3_chart, mh4_arcs, mh4_chart, one_ec,
+                             one_ec_arcs)
 
     structures.register("mst", func=MSTStructure)
     structures.register("mh3_chart", func=mh3_chart)
@@ -16,6 +17,7 @@ def _register_structures():
     structures.register("mh3_arcs", func=mh3_arcs)
     structures.register("mh4_arcs", func=mh4_arcs)
     structures.register("1ec_arcs", func=one_ec_arcs)
+    structures.register("1ec", func=one_ec)
 
 
 _register_structures()

@@ -58,6 +58,7 @@ from . import ec_rules as R
 cdef enum:
     MAX_PARTS = 4
     MAX_STATES = 10
+    MAX_KINDS = 32
     MAX_RULES = 64
     MAX_INNER = 4
     MAX_GROUPS = 32
@@ -71,7 +72,7 @@ cdef enum:
     SRC_GATHER = 3          # stored items gathered one p at a time (parts summed
                             # once per i and k, by two_split_partial)
 
-cdef int K_INT = R.INT, K_INT0 = R.INT0, K_Q = R.Q
+cdef int K_INT = R.INT, K_INT0 = R.INT0, K_Q = R.Q, K_Q_NE = R.Q_NE, K_REG = R.REG
 cdef int K_X_N = R.X_N, K_EDGE = R.EDGE
 cdef int N_PAIR_STORED = R.N_STORED_PAIR, N_TRIPLE_STORED = R.N_STORED_TRIPLE
 cdef int SYM_I = R.I, SYM_J = R.J, SYM_X = R.X
@@ -108,10 +109,14 @@ cdef struct ChartC:
     float* triple               # blocks of (kind, a, b): a row per stored state, of L(a, b) x slots
     long long* offset           # first x slot of (a, b): offset[a * N + b] (block at n_rows times it)
     long long* offset_right     # the same counting only x > b (RIGHT_ONLY kinds)
-    long long kind_base[16]
-    int kind_right[16]
-    int n_rows[16]              # the states a kind stores (those it can reach),
-    int row_of[16][MAX_STATES]  # and the row of each (-1: not stored, -inf)
+    long long* offset_left      # and only x < a (LEFT_ONLY kinds)
+    long long kind_base[MAX_KINDS]
+    int kind_side[MAX_KINDS]    # 0: x on both sides, 1: right only, -1: left only
+    int stored[MAX_KINDS]       # whether this chart's rules build the kind
+    int n_rows[MAX_KINDS]       # the states a kind stores (those it can reach),
+    int row_of[MAX_KINDS][MAX_STATES]   # and the row of each (-1: not stored, -inf)
+    int* two_split_rule         # the rules with two split points, in order
+    int n_two_split
     # Inner-point copies: the items (kind, a, b, x) of one side of a triple
     # kind again, in blocks by their outer points (lo, hi) = (x, b) for x
     # left, (a, x) for x right, with the states the two-split rules read
@@ -154,13 +159,16 @@ cdef inline float* triple_slot(const ChartC* c, int kind, int a, int b, int x,
     """The first stored row of item (kind, a, b, x) of a stored kind of
     triples; state s is at row_of[kind][s] * stride (see state_row). A
     block (kind, a, b) holds its states as rows over its x slots (x < a,
-    then x > b; x > b only for RIGHT_ONLY kinds), so that the items of
-    consecutive x are neighbours."""
+    then x > b; x > b only for RIGHT_ONLY kinds, x < a only for LEFT_ONLY
+    ones), so that the items of consecutive x are neighbours."""
     cdef int xi
-    if c.kind_right[kind]:
+    if c.kind_side[kind] == 1:
         stride[0] = c.n - b
         return &c.triple[c.kind_base[kind] + c.offset_right[a * c.N + b] * c.n_rows[kind]
                          + x - b - 1]
+    if c.kind_side[kind] == -1:
+        stride[0] = a
+        return &c.triple[c.kind_base[kind] + c.offset_left[a * c.N + b] * c.n_rows[kind] + x]
     stride[0] = c.N - (b - a + 1)
     xi = x if x < a else x - (b - a + 1)
     return &c.triple[c.kind_base[kind] + c.offset[a * c.N + b] * c.n_rows[kind] + xi]
@@ -531,14 +539,14 @@ cdef void store_pair(ChartC* c, int kind, int i, int j, float* tmp,
 
 
 cdef void two_split_partial(const ChartC* c, int i, int k) noexcept nogil:
-    """For the rules with two split points (INT0's C1 and C2): once the
-    items of [i, k] are stored, the sum of each row's first three parts
-    (the edge i-k and two parts that do not depend on j), at every p any
-    j > k reads, kept per group of rows (the last part's state and the
+    """For the rules with two split points (INT0's C1 and C2, and REG's):
+    once the items of [i, k] are stored, the sum of each row's first three
+    parts (the edge i-k and two parts that do not depend on j), at every p
+    any j > k reads, kept per group of rows (the last part's state and the
     result) as their maximum. A row's candidate is that sum plus the last
     part, so each group's best sum gives its best candidate (rounding is
     monotonic): INT0 [i, j] then reads one row per group and k."""
-    cdef int r, t, g, p, p_lo, p_hi, k_lo, k_hi, row, p0, width, length
+    cdef int r, u, t, g, p, p_lo, p_hi, k_lo, k_hi, row, p0, width, length
     cdef int sym[5]
     cdef float edge[3]
     cdef const float* rows[MAX_PARTS][MAX_STATES]
@@ -549,10 +557,8 @@ cdef void two_split_partial(const ChartC* c, int i, int k) noexcept nogil:
     cdef const float* a
     cdef const float* b
     cdef float e, v
-    for r in range(c.first_rule[K_INT0], c.first_rule[K_INT0 + 1]):
-        rule = &c.rules[r]
-        if rule.n_splits != 2:
-            continue
+    for u in range(c.n_two_split):
+        rule = &c.rules[c.two_split_rule[u]]
         t = rule.two_index
         set_symbols(c, sym, i, c.n, -1, 0)       # j = n: every p a later j reads
         sym[3] = k
@@ -751,13 +757,24 @@ cdef void fill(ChartC* c, float* side_best) noexcept nogil:
                 store_pair(c, K_Q, i, j, tmp, side_best)
                 store_pair(c, K_INT0, i, j, tmp, side_best)
             store_pair(c, K_INT, i, j, tmp, side_best)
+            if c.stored[K_REG]:
+                if d == 1:
+                    for s in range(3):
+                        c.pair[((K_Q_NE * N + i) * N + j) * 3 + s] = -INFINITY
+                        c.pair[((K_REG * N + i) * N + j) * 3 + s] = -INFINITY
+                else:
+                    store_pair(c, K_Q_NE, i, j, tmp, side_best)
+                    store_pair(c, K_REG, i, j, tmp, side_best)
             # The kinds in order (each reads earlier kinds of the same
-            # [i, j; x]), x on the left (but for RIGHT_ONLY kinds) and right.
+            # [i, j; x]), x on the left (but for RIGHT_ONLY kinds) and right
+            # (but for LEFT_ONLY ones).
             for kind in range(K_X_N, K_X_N + N_TRIPLE_STORED):
-                if i > 0 and not c.kind_right[kind]:
+                if not c.stored[kind]:
+                    continue
+                if i > 0 and c.kind_side[kind] != 1:
                     fill_side(c, kind, i, j, 0, 0, i, side_best)
                     store_side(c, kind, i, j, 0, i, side_best)
-                if j < c.n:
+                if j < c.n and c.kind_side[kind] != -1:
                     fill_side(c, kind, i, j, 1, j + 1, N, side_best)
                     store_side(c, kind, i, j, j + 1, N, side_best)
             two_split_partial(c, i, j)
@@ -804,21 +821,43 @@ def _compile_rules(rules):
     return [rules[r] for r in order], first
 
 
+def _checked_arcs(arc_scores):
+    """A float64 copy of (n+1, n+1) arc scores, no arc into the root or
+    from a word to itself."""
+    arcs = numpy.array(arc_scores, dtype=numpy.float64)
+    if arcs.ndim != 2 or arcs.shape[0] != arcs.shape[1] or arcs.shape[0] < 2:
+        raise ValueError(f"arc_scores must be (n+1, n+1) with n >= 1, got {arcs.shape}")
+    if numpy.isnan(arcs).any() or numpy.isposinf(arcs).any():
+        raise ValueError("arc_scores must not be NaN or +inf")
+    arcs[:, 0] = -numpy.inf
+    numpy.fill_diagonal(arcs, -numpy.inf)
+    return arcs
+
+
 cdef class EcChart:
     """The 1EC chart, reusable across sentences (its buffers grow to the
     longest one)."""
     cdef ChartC c
     cdef readonly object _pair, _triple, _inner
-    cdef object _offset, _arc, _combos, _first, _n_states, _two_split, _partial, _gather
+    cdef object _offset, _arc, _combos, _first, _n_states, _two_split, _two_split_rule
+    cdef object _partial, _gather
+    cdef readonly bint regions
     cdef RuleC* _rules
 
     def __cinit__(self):
         self._rules = NULL
 
-    def __init__(self, prune=True):
+    def __init__(self, prune=True, regions=False):
         # prune=False keeps the rows that read states an antecedent never
         # has (ec_rules.possible_states): the same results, slower (tests).
-        rules, first = _compile_rules(R.RULES if prune else R.unpruned_rules())
+        # regions=True adds the region kinds of the third-order chart
+        # (ec_rules.region_rules; REG [i, j] by item_values).
+        self.regions = regions
+        if prune:
+            rule_set = R.RULES_WITH_REGIONS if regions else R.RULES
+        else:
+            rule_set = R.unpruned_rules() + (R.region_rules() if regions else [])
+        rules, first = _compile_rules(rule_set)
         assert len(rules) <= MAX_RULES
         self._rules = <RuleC*>malloc(len(rules) * sizeof(RuleC))
         self._combos = []
@@ -879,12 +918,18 @@ cdef class EcChart:
         self._plan_two_split(rules)
         # A triple kind stores the states it can reach on the sides it is
         # stored (the chains reach half of them); unpruned, all of them.
-        possible = R.possible_states(R.RULES) if prune else None
+        assert len(R.KIND_NAMES) <= MAX_KINDS
+        built = {rule.kind for rule in rules}
+        for kind in range(len(R.KIND_NAMES)):
+            self.c.stored[kind] = kind in built
+            self.c.kind_side[kind] = (1 if kind in R.RIGHT_ONLY
+                                      else -1 if kind in R.LEFT_ONLY else 0)
+        possible = R.possible_states(rule_set) if prune else None
         for kind in range(R.X_N, R.X_N + R.N_STORED_TRIPLE):
-            stored = set(range(R.N_TRIPLE_STATES))
+            stored = set(range(R.N_TRIPLE_STATES)) if kind in built else set()
             if prune:
-                stored = possible[kind, 1] | (set() if kind in R.RIGHT_ONLY
-                                              else possible[kind, 0])
+                stored = ((set() if kind in R.LEFT_ONLY else possible[kind, 1])
+                          | (set() if kind in R.RIGHT_ONLY else possible[kind, 0]))
             self.c.n_rows[kind] = len(stored)
             for s in range(MAX_STATES):
                 self.c.row_of[kind][s] = sorted(stored).index(s) if s in stored else -1
@@ -911,12 +956,14 @@ cdef class EcChart:
         the other parts move with p by one slot."""
         inner = {}              # (kind, side) -> states read, in order of first use
         self._two_split = []    # (rule, its number of groups)
+        two_split_rule = []
         for r, rule in enumerate(rules):
             if len(rule.splits) != 2:
                 continue
             # two_split_partial sums the first three parts for every j: only
             # the last part may depend on j.
-            assert rule.kind == R.INT0 and len(rule.parts) == 4
+            assert rule.kind in (R.INT0, R.REG) and len(rule.parts) == 4
+            two_split_rule.append(r)
             assert all(R.J not in (a[0], b[0], x) for kind, a, b, x in rule.parts[:3])
             self._rules[r].two_index = len(self._two_split)
             groups = sorted({(row[3], row[4]) for row in rule.combos[0]})
@@ -949,6 +996,9 @@ cdef class EcChart:
                     self._rules[r].src[q] = SRC_INNER
                     self._rules[r].inner[q] = list(inner).index((kind, side))
         assert len(inner) <= MAX_INNER
+        self._two_split_rule = numpy.asarray(two_split_rule + [0], dtype=numpy.int32)
+        self.c.two_split_rule = int_data(self._two_split_rule)
+        self.c.n_two_split = len(two_split_rule)
         order = list(inner)
         self.c.n_inner = len(order)
         for ic, (kind, side) in enumerate(order):
@@ -974,17 +1024,11 @@ cdef class EcChart:
         root; column 0 is not read). heads: int32 (n,), 1-based (0 = root).
         Scores must be finite or -inf (forbidding the arc, as long as some
         tree remains finite)."""
-        arcs = numpy.array(arc_scores, dtype=numpy.float64)
-        if arcs.ndim != 2 or arcs.shape[0] != arcs.shape[1] or arcs.shape[0] < 2:
-            raise ValueError(f"arc_scores must be (n+1, n+1) with n >= 1, got {arcs.shape}")
-        if numpy.isnan(arcs).any() or numpy.isposinf(arcs).any():
-            raise ValueError("arc_scores must not be NaN or +inf")
+        arcs = _checked_arcs(arc_scores)
         N = arcs.shape[0]
         n = N - 1
         if n == 1:
             return float(arcs[0, 1]), numpy.zeros(1, dtype=numpy.int32)
-        arcs[:, 0] = -numpy.inf
-        numpy.fill_diagonal(arcs, -numpy.inf)
         # One root arc: a penalty on every root arc larger than any difference
         # of two trees' scores (each word's best head against its worst).
         finite = numpy.isfinite(arcs)
@@ -994,6 +1038,26 @@ cdef class EcChart:
         spread = numpy.nanmax(masked, axis=0) - numpy.nanmin(masked, axis=0)
         penalty = 1.0 + float(spread.sum())
         arcs[0, 1:] -= penalty
+        self._fill(arcs)
+        top_state = R.LEFT_TOP
+        score = self._pair_value(R.INT, 0, n, top_state)
+        if not score > -numpy.inf:
+            raise ValueError("no 1-Endpoint-Crossing tree has a finite score")
+        heads = numpy.full(n, -1, dtype=numpy.int32)
+        self._trace(R.INT, 0, n, -1, top_state, score, heads)
+        total = float(numpy.asarray(arc_scores, dtype=numpy.float64)[
+            heads, numpy.arange(1, n + 1)].sum())
+        return total, heads
+
+    def fill(self, arc_scores):
+        """Fills every item under arc_scores as they are, float (n+1, n+1)
+        [head, dep], -inf where an arc is not allowed (column 0, the root,
+        is not read), without decode's one-root penalty: for item_values
+        (the third-order chart reads its REG items so)."""
+        self._fill(_checked_arcs(arc_scores))
+
+    def _fill(self, arcs):
+        N = arcs.shape[0]
         self._prepare(N)
         arcs32 = arcs.astype(numpy.float32)
         arcs_t = numpy.ascontiguousarray(arcs32.T)
@@ -1006,15 +1070,6 @@ cdef class EcChart:
         cdef float[::1] side_view = side_best
         with nogil:
             fill(&self.c, &side_view[0])
-        top_state = R.LEFT_TOP
-        score = self._pair_value(R.INT, 0, n, top_state)
-        if not score > -numpy.inf:
-            raise ValueError("no 1-Endpoint-Crossing tree has a finite score")
-        heads = numpy.full(n, -1, dtype=numpy.int32)
-        self._trace(R.INT, 0, n, -1, top_state, score, heads)
-        total = float(numpy.asarray(arc_scores, dtype=numpy.float64)[
-            heads, numpy.arange(1, n + 1)].sum())
-        return total, heads
 
     def _prepare(self, int N):
         cdef int a, b
@@ -1022,25 +1077,32 @@ cdef class EcChart:
         self.c.N = N
         offset = numpy.zeros(N * N, dtype=numpy.longlong)
         offset_right = numpy.zeros(N * N, dtype=numpy.longlong)
-        t = t_right = 0
+        offset_left = numpy.zeros(N * N, dtype=numpy.longlong)
+        t = t_right = t_left = 0
         for a in range(N):
             for b in range(a + 1, N):
                 offset[a * N + b] = t
                 offset_right[a * N + b] = t_right
+                offset_left[a * N + b] = t_left
                 t += N - (b - a + 1)
                 t_right += N - 1 - b
-        self._offset = (offset, offset_right)
+                t_left += a
+        self._offset = (offset, offset_right, offset_left)
         cdef long long[::1] offset_view = offset
         cdef long long[::1] offset_right_view = offset_right
+        cdef long long[::1] offset_left_view = offset_left
         self.c.offset = &offset_view[0]
         self.c.offset_right = &offset_right_view[0]
+        self.c.offset_left = &offset_left_view[0]
         size = 0
+        slots = {0: t, 1: t_right, -1: t_left}
         for kind in range(R.X_N, R.X_N + R.N_STORED_TRIPLE):
             self.c.kind_base[kind] = size
-            self.c.kind_right[kind] = kind in R.RIGHT_ONLY
-            size += (t_right if kind in R.RIGHT_ONLY else t) * self.c.n_rows[kind]
-        if self._pair.size < R.N_STORED_PAIR * N * N * 3:
-            self._pair = numpy.empty(R.N_STORED_PAIR * N * N * 3, dtype=numpy.float32)
+            size += slots[self.c.kind_side[kind]] * self.c.n_rows[kind]
+        # The pair kinds up to Q, and Q_NE and REG with the regions.
+        n_pair = R.N_STORED_PAIR if self.regions else R.Q + 1
+        if self._pair.size < n_pair * N * N * 3:
+            self._pair = numpy.empty(n_pair * N * N * 3, dtype=numpy.float32)
         if self._triple.size < max(1, size):
             self._triple = numpy.empty(max(1, size), dtype=numpy.float32)
         cdef float[::1] pair = self._pair
@@ -1103,13 +1165,22 @@ cdef class EcChart:
         over [a, b] with exterior point x."""
         if not 0 <= a < b <= self.c.n or (kind >= R.X_N and not (x < a or x > b)):
             raise ValueError(f"no item {R.KIND_NAMES[kind]} [{a}, {b}; {x}]")
+        if not (0 <= kind < R.X_N + R.N_STORED_TRIPLE and self.c.stored[kind]) or (
+                x < a and kind in R.RIGHT_ONLY) or (x > b and kind in R.LEFT_ONLY):
+            raise ValueError(f"{R.KIND_NAMES[kind]} [{a}, {b}; {x}] is not stored")
         if kind < R.N_STORED_PAIR:
             return [self._pair_value(kind, a, b, s) for s in range(R.N_PAIR_STATES)]
-        if not R.X_N <= kind < R.X_N + R.N_STORED_TRIPLE or (x < a and kind in R.RIGHT_ONLY):
-            raise ValueError(f"{R.KIND_NAMES[kind]} [{a}, {b}; {x}] is not stored")
         cdef float values[MAX_STATES]
         part_values(&self.c, kind, a, b, x, values)
         return [values[s] for s in range(R.N_TRIPLE_STATES)]
+
+    def pair_values(self, int kind, int N):
+        """The values by state of pair kind `kind` over every [a, b], a < b,
+        of the last fill over positions 0..N-1: a (N, N, 3) float32 view
+        (entries with a >= b are not set)."""
+        if not (0 <= kind < R.N_STORED_PAIR and self.c.stored[kind]) or N != self.c.N:
+            raise ValueError(f"no {R.KIND_NAMES[kind]} items over {N} positions")
+        return self._pair[kind * N * N * 3:(kind + 1) * N * N * 3].reshape(N, N, 3)
 
     def _pair_value(self, int kind, int a, int b, int s):
         return self.c.pair[((kind * self.c.N + a) * self.c.N + b) * 3 + s]

@@ -34,19 +34,28 @@ from itertools import product
 from typing import Dict, List, Optional, Sequence, Tuple
 
 # Item kinds. Stored kinds first, in the order the chart fills those of one
-# [i, j] (each reads only earlier kinds of the same [i, j]).
-INT, INT0, Q = 0, 1, 2                                      # pairs [i, j]
-X_N, X_NEAR, X_FAR, X_N_PLUS, X_NEAR_PLUS, CHAIN_I, CHAIN_IP, CHAIN_J, X_LR = range(3, 12)
+# [i, j] (each reads only earlier kinds of the same [i, j]); then the region
+# kinds (`region_rules`), which only the third-order chart fills.
+INT, INT0, Q, Q_NE, REG = 0, 1, 2, 3, 4                     # pairs [i, j]
+X_N, X_NEAR, X_FAR, X_N_PLUS, X_NEAR_PLUS, CHAIN_I, CHAIN_IP, CHAIN_J, X_LR = range(5, 14)
+(X_NEAR_NE, X_FAR_NE, X_NEAR_PLUS_NE, CHAIN_I_NE, CHAIN_J_NE, X_LR_NE, X_N_EDGE, X_NEAR_COV,
+ X_NEAR_PLUS_COV) = range(14, 23)
 # The edge, read from the arc table.
-EDGE = 12
-N_STORED_PAIR = 3
-N_STORED_TRIPLE = 9
+EDGE = 23
+N_STORED_PAIR = 5
+N_STORED_TRIPLE = 18
 # Read only with x right of [i, j]: X_LR (under Q) and what it reads of the
-# same orientation. The chart leaves them out for x on the left.
-RIGHT_ONLY = (X_FAR, CHAIN_J, X_LR)
-KIND_NAMES = ("int", "int0", "q", "x_n", "x_near", "x_far", "x_n_plus", "x_near_plus",
-              "chain_i", "chain_ip", "chain_j", "x_lr", "edge")
-PAIR_KINDS = (INT, INT0, Q, EDGE)
+# same orientation, and the region kinds under Q_NE and C1. The chart leaves
+# them out for x on the left, and the region kinds read only with x on the
+# left (under C1's and C2's right part) out for x on the right.
+RIGHT_ONLY = (X_FAR, CHAIN_J, X_LR, X_NEAR_NE, X_FAR_NE, X_NEAR_PLUS_NE, CHAIN_I_NE,
+              CHAIN_J_NE, X_LR_NE)
+LEFT_ONLY = (X_N_EDGE, X_NEAR_COV, X_NEAR_PLUS_COV)
+KIND_NAMES = ("int", "int0", "q", "q_ne", "reg", "x_n", "x_near", "x_far", "x_n_plus",
+              "x_near_plus", "chain_i", "chain_ip", "chain_j", "x_lr", "x_near_ne", "x_far_ne",
+              "x_near_plus_ne", "chain_i_ne", "chain_j_ne", "x_lr_ne", "x_n_edge", "x_near_cov",
+              "x_near_plus_cov", "edge")
+PAIR_KINDS = (INT, INT0, Q, Q_NE, REG, EDGE)
 
 # Symbols of a rule's positions: the item's i, j, x and the split points.
 I, J, X, K, P = 0, 1, 2, 3, 4
@@ -122,7 +131,6 @@ class Rule:
     """One way to build an item: split points ranging between positions,
     antecedents (kind, a, b, x) over symbols, and per orientation the valid
     combinations of the antecedents' states with the consequent's state."""
-    pair_kinds = PAIR_KINDS     # the kinds over [i, j] alone (the others have an x)
 
     def __init__(self, kind: int, splits: Sequence[Tuple[int, int, int, int]],
                  parts: Sequence[Tuple[int, Tuple[int, int], Tuple[int, int], Optional[int]]]):
@@ -154,7 +162,7 @@ class Rule:
         def pos(point):
             return sign * order[point]
 
-        consequent = [(I, 0), (J, 0)] + ([(X, 0)] if self.kind not in self.pair_kinds else [])
+        consequent = [(I, 0), (J, 0)] + ([(X, 0)] if self.kind not in PAIR_KINDS else [])
         keep = sorted(consequent, key=pos)
         part_points, sides = [], []
         for kind, a, b, x in self.parts:
@@ -261,7 +269,7 @@ def possible_states(rules: Sequence[Rule]) -> Dict[Tuple[int, int], set]:
     while changed:
         changed = False
         for rule in rules:
-            for side in ((0,) if rule.kind in rule.pair_kinds else (0, 1)):
+            for side in ((0,) if rule.kind in PAIR_KINDS else (0, 1)):
                 found = possible[rule.kind, side]
                 for row in rule.combos[side]:
                     if row[-1] not in found and _reads_possible(rule, side, row, possible):
@@ -286,8 +294,78 @@ def _reads_possible(rule: Rule, side: int, row, possible) -> bool:
                for p, part in enumerate(rule.parts))
 
 
+def region_rules() -> List[Rule]:
+    """The crossing regions of the third-order chart (`graph/ec3_chart.pyx`):
+    REG [i, j] is an INT0 [i, j] whose every inner point is strictly under a
+    crossed edge. INT0's rules that leave a point under no edge (i with no
+    neighbour inside, i's farthest neighbour k uncrossed, Q [i, p] + INT
+    [p, j]) cannot build one; the others can, with k crossed, restricted:
+
+    - ``_NE``: at least one x-edge (C1's and Q's edge i-k crossed);
+    - ``X_N_EDGE [i, j; x]``: X_N_PLUS with its edge x-j (an X_N leaves the
+      point past its farthest x-target under no crossed edge otherwise);
+    - ``_COV`` (x left of [i, j]): every point of [i, j) strictly under a
+      crossed edge, the x-edges counted as crossed (where these items are
+      read, an edge of the rule crosses all their x-edges).
+
+    Every edge of a region is scored alike (first-order), so the several
+    derivations some regions have score the same."""
+    a = lambda sym, off=0: (sym, off)       # noqa: E731
+    between = (I, 1, J, -1)
+    rules = [
+        # REG [i, j]: C1 (p < j, p = j), Q, and C2's two forms.
+        Rule(REG, [between, (K, 1, J, -1)],
+             [(EDGE, a(I), a(K), None), (X_NEAR_NE, a(I), a(K), P), (INT, a(K), a(P), None),
+              (X_NEAR_PLUS_COV, a(P), a(J), K)]),
+        Rule(REG, [between], [(EDGE, a(I), a(K), None), (X_NEAR_NE, a(I), a(K), J),
+                              (INT, a(K), a(J), None)]),
+        Rule(REG, [], [(Q_NE, a(I), a(J), None)]),
+        Rule(REG, [between, (I, 1, K, -1)],
+             [(EDGE, a(I), a(K), None), (INT, a(I), a(P), None), (X_NEAR, a(P), a(K), I),
+              (X_N_EDGE, a(K), a(J), P)]),
+        Rule(REG, [between, (I, 1, K, -1)],
+             [(EDGE, a(I), a(K), None), (X_NEAR, a(I), a(P), K), (INT, a(P), a(K), None),
+              (X_NEAR_PLUS_COV, a(K), a(J), P)]),
+        Rule(Q_NE, [between], [(EDGE, a(I), a(K), None), (X_LR_NE, a(I), a(K), J),
+                               (INT, a(K), a(J), None)]),
+        # The _NE kinds: their kind's rules with an x-edge or an _NE part.
+        Rule(X_NEAR_NE, [between], [(EDGE, a(X), a(K), None), (X_NEAR, a(I), a(K), X),
+                                    (X_N_PLUS, a(K), a(J), I)]),
+        Rule(X_NEAR_NE, [between], [(EDGE, a(X), a(K), None), (INT, a(I), a(K), None),
+                                    (X_NEAR_PLUS, a(K), a(J), I)]),
+        Rule(X_FAR_NE, [between], [(EDGE, a(X), a(K), None), (X_N_PLUS, a(I), a(K), J),
+                                   (X_FAR, a(K), a(J), X)]),
+        Rule(X_FAR_NE, [between], [(EDGE, a(X), a(K), None), (X_NEAR_PLUS, a(I), a(K), J),
+                                   (INT, a(K), a(J), None)]),
+        Rule(X_NEAR_PLUS_NE, [], [(X_NEAR_NE, a(I), a(J), X)]),
+        Rule(X_NEAR_PLUS_NE, [], [(EDGE, a(X), a(J), None), (X_NEAR, a(I), a(J), X)]),
+        Rule(CHAIN_I_NE, [], [(EDGE, a(I), a(J), None), (X_NEAR_PLUS_NE, a(I), a(J), X)]),
+        Rule(CHAIN_I_NE, [between], [(EDGE, a(X), a(K), None), (INT, a(I), a(K), None),
+                                     (CHAIN_IP, a(K), a(J), I)]),
+        Rule(CHAIN_J_NE, [], [(EDGE, a(I), a(J), None), (X_FAR_NE, a(I), a(J), X)]),
+        Rule(CHAIN_J_NE, [between], [(EDGE, a(X), a(K), None), (INT, a(K), a(J), None),
+                                     (CHAIN_IP, a(I), a(K), J)]),
+        Rule(X_LR_NE, [], [(X_NEAR_NE, a(I), a(J), X)]),
+        Rule(X_LR_NE, [], [(X_FAR_NE, a(I), a(J), X)]),
+        Rule(X_LR_NE, [between], [(CHAIN_I_NE, a(I), a(K), X), (X_FAR, a(K), a(J), X)]),
+        Rule(X_LR_NE, [between], [(CHAIN_I, a(I), a(K), X), (X_FAR_NE, a(K), a(J), X)]),
+        Rule(X_LR_NE, [between], [(X_NEAR_PLUS_NE, a(I), a(K), X), (CHAIN_J, a(K), a(J), X)]),
+        Rule(X_LR_NE, [between], [(X_NEAR_PLUS, a(I), a(K), X), (CHAIN_J_NE, a(K), a(J), X)]),
+        Rule(X_N_EDGE, [], [(EDGE, a(X), a(J), None), (X_N, a(I), a(J), X)]),
+        # _COV: x-k covers [i, k); i's edges over k, crossed by x-k, cover k
+        # and need the edge i-j (past an X_N) or a covered rest.
+        Rule(X_NEAR_COV, [between], [(EDGE, a(X), a(K), None), (X_NEAR, a(I), a(K), X),
+                                     (X_N_EDGE, a(K), a(J), I)]),
+        Rule(X_NEAR_COV, [between], [(EDGE, a(X), a(K), None), (INT, a(I), a(K), None),
+                                     (X_NEAR_PLUS_COV, a(K), a(J), I)]),
+        Rule(X_NEAR_PLUS_COV, [], [(EDGE, a(X), a(J), None), (X_NEAR, a(I), a(J), X)]),
+        Rule(X_NEAR_PLUS_COV, [], [(X_NEAR_COV, a(I), a(J), X)]),
+    ]
+    return rules
+
+
 RULES = unpruned_rules()
 _prune(RULES)
-RULES_BY_KIND: Dict[int, List[Rule]] = {}
-for _rule in RULES:
-    RULES_BY_KIND.setdefault(_rule.kind, []).append(_rule)
+# The first-order rules and the region rules, for the third-order chart.
+RULES_WITH_REGIONS = unpruned_rules() + region_rules()
+_prune(RULES_WITH_REGIONS)

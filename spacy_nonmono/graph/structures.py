@@ -19,6 +19,10 @@ A structure is registered by name in `spacy_nonmono.registry.structures`
 - `1ec_arcs`: the best 1-Endpoint-Crossing tree (Pitler, Kannan & Marcus
   2013) under the same table (`graph/ec_chart.pyx`, first-order; O(n^4)
   with a larger constant, hence its own length guard `max_length`).
+- `1ec`: the best 1EC tree under a crossing-sensitive third-order
+  factorization (`graph/ec3_chart.pyx`): grandparent, head and sibling
+  scores for arcs outside crossing regions, one score for arcs inside them;
+  one table "arc" with those 4 outputs.
 
 Positions are 0..n+1: 0 the root node, 1..n the words, n+1 the end of the
 buffer (the charts' sentinel; MST ignores it). A table holds its scores
@@ -206,6 +210,64 @@ class OneEndpointCrossingStructure(Structure):
     entries = MSTStructure.entries
 
 
+class ThirdOrderOneEndpointCrossingStructure(Structure):
+    """The third-order 1EC chart with one root: the best tree among the
+    1-Endpoint-Crossing ones under the crossing-sensitive grand-sibling
+    factorization of `graph/ec3_chart.pyx`, read from one pair table "arc"
+    whose outputs are the channels grandparent -> m, head -> m, sibling ->
+    m and crossing-region head -> m (row n + 1, the sentinel, stands for a
+    missing grandparent or sibling)."""
+
+    name = "1ec"
+    tables = {"arc": 4}
+    arities = {"arc": (2,)}
+    # Longer sentences are parsed in windows and skipped in training
+    # (docs/results/one_ec/README.md: time and memory by length).
+    max_length = 80
+    contains = staticmethod(OneEndpointCrossingStructure.contains)
+
+    def __init__(self):
+        self._chart = None
+
+    def decode(self, tables, gold_heads=None, cost_weight=0.0):
+        from .ec3_chart import Ec3Chart
+
+        if self._chart is None:
+            self._chart = Ec3Chart()
+        scores = numpy.asarray(tables["arc"], dtype=numpy.float64)
+        if gold_heads is not None and cost_weight <= GOLD_WEIGHT and self.contains(gold_heads):
+            heads = numpy.asarray(gold_heads, dtype=numpy.int32)
+            return self.tree_score(scores, heads), 0.0, heads, None
+        if gold_heads is None or not cost_weight:
+            score, heads = self._chart.decode(scores)
+            return score, (0.0 if gold_heads is None else gold_cost(heads, gold_heads)), heads, None
+        # The cost is arc-factored and every arc reads exactly one of the
+        # head and crossing-region channels: cost_weight on both.
+        from .ec3_chart import CHANNELS
+
+        n = scores.shape[0] - 2
+        wrong = numpy.ones((n + 1, n + 1))
+        wrong[numpy.asarray(gold_heads), numpy.arange(1, n + 1)] = 0.0
+        costed = scores.copy()
+        for channel in (CHANNELS["head"], CHANNELS["crossing"]):
+            costed[:n + 1, :n + 1, channel] += cost_weight * wrong
+        _, heads = self._chart.decode(costed)
+        return self.tree_score(scores, heads), gold_cost(heads, gold_heads), heads, None
+
+    @staticmethod
+    def tree_score(scores, heads) -> float:
+        from .ec3_chart import one_ec_o3_terms
+
+        pairs, channels = one_ec_o3_terms(heads)
+        return float(scores[pairs[:, 0], pairs[:, 1], channels].sum())
+
+    def entries(self, heads, derivation, arities):
+        from .ec3_chart import one_ec_o3_terms
+
+        pairs, channels = one_ec_o3_terms(heads)
+        return [("arc", pairs, channels)]
+
+
 def gold_cost(heads: Sequence[int], gold_heads: Optional[Sequence[int]]) -> float:
     """Words attached to another head than in gold (a structure's cost)."""
     return float(numpy.sum(numpy.asarray(heads) != numpy.asarray(gold_heads)))
@@ -229,3 +291,7 @@ def mh4_arcs() -> ArcChartStructure:
 
 def one_ec_arcs() -> OneEndpointCrossingStructure:
     return OneEndpointCrossingStructure()
+
+
+def one_ec() -> ThirdOrderOneEndpointCrossingStructure:
+    return ThirdOrderOneEndpointCrossingStructure()
