@@ -1,9 +1,10 @@
 """Time and memory of the MH3/MH4 charts (`spacy_nonmono.graph.charts.Chart`)
-and of the 1EC chart (`spacy_nonmono.graph.ec_chart.EcChart`) per sentence
-length, on random scores. docs/results/mh4/charts.md and
-docs/results/one_ec/README.md have the numbers and the commands that make them
-(`python -c` with `benchmark` or `benchmark_1ec` below, run from the
-repository root).
+and of the 1EC charts (`spacy_nonmono.graph.ec_chart.EcChart`, first-order;
+`spacy_nonmono.graph.ec3_chart.Ec3Chart`, third-order) per sentence length, on
+random scores. docs/results/mh4/charts.md and docs/results/one_ec/README.md
+have the numbers and the commands that make them (`python -c` with
+`benchmark`, `benchmark_1ec` or `benchmark_1ec(third_order=True)` below, run
+from the repository root).
 """
 import time
 import tracemalloc
@@ -11,6 +12,7 @@ import tracemalloc
 import numpy
 
 from spacy_nonmono.graph.charts import Chart
+from spacy_nonmono.graph.ec3_chart import Ec3Chart
 from spacy_nonmono.graph.ec_chart import EcChart
 
 
@@ -40,17 +42,22 @@ def benchmark(lengths=(10, 20, 40, 60, 80, 100, 150, 200), k=4, features="hybrid
     return rows
 
 
-def benchmark_1ec(lengths=(10, 20, 40, 60, 80, 100), repeat=1, seed=0):
+def benchmark_1ec(lengths=(10, 20, 40, 60, 80, 100), repeat=1, seed=0, third_order=False):
     """As `benchmark`, for the first-order 1EC chart on random arc scores
-    (table_bytes: the (n+1)^2 float64 arc table)."""
+    (table_bytes: the (n+1)^2 float64 arc table), or the third-order one on
+    random (n+2, n+2, 4) float64 tables."""
     rng = numpy.random.default_rng(seed)
     rows = []
     for n in lengths:
-        arcs = rng.standard_normal((n + 1, n + 1))
-        chart = EcChart()
-        best, peak = time_and_peak(lambda: chart.decode(arcs), repeat)
+        if third_order:
+            scores = rng.standard_normal((n + 2, n + 2, 4))
+            chart = Ec3Chart()
+        else:
+            scores = rng.standard_normal((n + 1, n + 1))
+            chart = EcChart()
+        best, peak = time_and_peak(lambda: chart.decode(scores), repeat)
         rows.append({"n": n, "seconds": best, "buffer_bytes": chart.buffer_bytes,
-                     "peak_bytes": peak, "table_bytes": arcs.nbytes})
+                     "peak_bytes": peak, "table_bytes": scores.nbytes})
     return rows
 
 
