@@ -41,6 +41,8 @@ from typing import Dict, List, Sequence, Tuple
 
 import numpy
 
+from test_one_endpoint_crossing import crosses, edges_are_1ec as is_1ec
+
 GRAND, HEAD, SIB, CROSSING = 0, 1, 2, 3
 N_CHANNELS = 4
 # Region states: which end is the top (has its head outside), or both.
@@ -48,23 +50,6 @@ LEFT_TOP, RIGHT_TOP, SEPARATE = 0, 1, 2
 
 Heads = Tuple[int, ...]
 Term = Tuple[int, int, int]
-
-
-def crosses(e, f) -> bool:
-    (a, b), (c, d) = sorted(e), sorted(f)
-    return a < c < b < d or c < a < d < b
-
-
-def is_1ec(arcs) -> bool:
-    """Every arc's crossers share an endpoint."""
-    for e in arcs:
-        shared = None
-        for f in arcs:
-            if crosses(e, f):
-                shared = set(f) if shared is None else shared & set(f)
-        if shared is not None and not shared:
-            return False
-    return True
 
 
 def region_arcs(arcs) -> set:

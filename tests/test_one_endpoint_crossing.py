@@ -15,16 +15,20 @@ from spacy_nonmono.graph import is_one_endpoint_crossing, is_projective
 def reference_is_1ec(heads):
     """For every edge, the set of nodes that are endpoints of all the edges
     crossing it is not empty (edges as node pairs, node 0 the root)."""
-    edges = [tuple(sorted((h, d))) for d, h in enumerate(heads, start=1)]
+    return edges_are_1ec([(h, d) for d, h in enumerate(heads, start=1)])
 
-    def cross(e, f):
-        (a, b), (c, d) = e, f
-        return a < c < b < d or c < a < d < b
 
+def crosses(e, f) -> bool:
+    (a, b), (c, d) = sorted(e), sorted(f)
+    return a < c < b < d or c < a < d < b
+
+
+def edges_are_1ec(edges) -> bool:
+    """The same over any set of edges (node pairs in either order)."""
     for e in edges:
         shared = None
         for f in edges:
-            if cross(e, f):
+            if crosses(e, f):
                 shared = set(f) if shared is None else shared & set(f)
         if shared is not None and not shared:
             return False
