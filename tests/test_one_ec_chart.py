@@ -194,20 +194,30 @@ def test_the_component_guard_is_lowered_to_the_charts():
     assert parser.max_sentence_length == 120
 
 
-def test_kinds_left_out_for_x_on_the_left_are_never_read_so():
-    """The chart skips RIGHT_ONLY kinds for x left of [i, j]: every rule
-    reads them with its own exterior point, from an item of the same
-    orientation, and Q (X_LR with x = its right end) is where they start."""
+@pytest.mark.parametrize("regions", [False, True])
+def test_one_sided_kinds_are_read_only_on_their_side(regions):
+    """The chart stores RIGHT_ONLY kinds only for x right of [i, j] and
+    LEFT_ONLY ones (the region kinds under C1's and C2's right part) only
+    for x left: in every orientation the chart evaluates a rule in (pairs:
+    one; triples: the sides their kind is stored on), each part of a
+    one-sided kind has its x on that side."""
     from spacy_nonmono.graph import ec_rules as R
 
-    assert R.X_LR in R.RIGHT_ONLY
-    for rule in R.RULES:
-        for kind, a, b, x in rule.parts:
-            if kind in R.RIGHT_ONLY:
-                if rule.kind == R.Q:
-                    assert kind == R.X_LR and x == R.J and b[0] == R.K
-                else:
-                    assert rule.kind in R.RIGHT_ONLY + (R.X_LR,) and x == R.X
+    assert R.X_LR in R.RIGHT_ONLY and R.X_NEAR_COV in R.LEFT_ONLY
+    read = set()
+    for rule in R.RULES_WITH_REGIONS if regions else R.RULES:
+        if rule.kind in R.PAIR_KINDS:
+            orientations = (0,)
+        else:
+            orientations = (1,) if rule.kind in R.RIGHT_ONLY else (
+                (0,) if rule.kind in R.LEFT_ONLY else (0, 1))
+        for o in orientations:
+            for p, (kind, a, b, x) in enumerate(rule.parts):
+                if kind in R.RIGHT_ONLY + R.LEFT_ONLY:
+                    read.add(kind)
+                    assert rule.sides[o][p] == (kind in R.RIGHT_ONLY), (rule.kind, kind)
+    assert read == {k for k in R.RIGHT_ONLY + R.LEFT_ONLY
+                    if regions or k < R.X_NEAR_NE}
 
 
 @pytest.mark.parametrize("regions", [False, True])

@@ -203,3 +203,32 @@ def test_errors():
     T[0, 1:, o3.HEAD] = T[0, 1:, o3.CROSSING] = -numpy.inf
     T[0, 3, o3.HEAD] = 0.0                   # the only root arc allowed
     assert list(CHART.decode(T)[1]).count(0) == 1 and CHART.decode(T)[1][2] == 0
+
+
+def test_the_component_trains_parses_and_round_trips():
+    """`system = "1ec"` under global decoding: the guard is lowered to the
+    structure's (80 words), a few updates on the sample, parses that are
+    trees, the same parses after to_bytes/from_bytes and pickling."""
+    import pickle
+
+    from spacy.tokens import Doc
+    from spacy.training import Example
+
+    from conftest import make_global_nlp, sample_docs, train, tree_ok
+
+    examples = [Example(Doc(d.vocab, words=[t.text for t in d]), d)
+                for d in sample_docs("train", limit=12)]
+    nlp = make_global_nlp("1ec")
+    assert nlp.get_pipe("nonmono_parser").max_sentence_length == 80
+    train(nlp, examples, epochs=2)
+    texts = [" ".join(t.text for t in d) for d in sample_docs("dev", limit=6)]
+    parsed = list(nlp.pipe(texts))
+    for doc in parsed:
+        tree_ok(doc)
+    again = make_global_nlp("1ec")
+    again.initialize(lambda: examples)
+    again.from_bytes(nlp.to_bytes())
+    for nlp2 in (again, pickle.loads(pickle.dumps(nlp))):
+        for doc, doc2 in zip(parsed, nlp2.pipe(texts)):
+            assert [t.head.i for t in doc] == [t.head.i for t in doc2]
+            assert [t.dep_ for t in doc] == [t.dep_ for t in doc2]
