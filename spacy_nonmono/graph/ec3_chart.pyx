@@ -283,11 +283,11 @@ cdef class Ec3Chart:
 
     def decode(self, scores, one_root=True):
         """(score, heads): the best 1EC tree under scores, float (n + 2,
-        n + 2, 4) [a, m, channel] over positions 0..n + 1 (0 the root, n + 1
-        PAD; column 0 and row... n + 1's column are not read): the tree's
-        score and int32 heads, 1-based (0 = root). With one_root, one root
-        arc. Scores must be finite or -inf in HEAD and CROSSING (forbidding
-        the arc, as long as some tree remains finite)."""
+        n + 2, 4) [a, m, channel] over positions 0..n + 1 (0 the root; row
+        n + 1 the PAD grandparent and sibling; columns 0 and n + 1 are not
+        read): the tree's score and int32 heads, 1-based (0 = root). With
+        one_root, one root arc. Scores must be finite, or -inf in HEAD and
+        CROSSING to forbid an arc (as long as some tree remains finite)."""
         T = numpy.array(scores, dtype=numpy.float64)
         if T.ndim != 3 or T.shape[0] != T.shape[1] or T.shape[2] != N_CHANNELS or T.shape[0] < 3:
             raise ValueError(f"scores must be (n+2, n+2, 4) with n >= 1, got {T.shape}")
