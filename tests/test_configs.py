@@ -151,7 +151,7 @@ def test_init_config_global_decoding(corpora, tmp_path):
     out = nonmono_cli("init-config", "x.cfg", "--decoding", "global", "--system", "covington",
                       cwd=tmp_path)
     assert out.returncode == 2 and "Unknown structure 'covington'. Known structures: " \
-        "1ec_arcs, mh3_arcs, mh3_chart, mh4_arcs, mh4_chart, mst" in out.stderr
+        "1ec, 1ec_arcs, mh3_arcs, mh3_chart, mh4_arcs, mh4_chart, mst" in out.stderr
 
 
 def test_init_config_beam_decoding(corpora, tmp_path):
