@@ -296,8 +296,8 @@ cdef class Ec3Chart:
             raise ValueError("scores must not be NaN or +inf, nor -inf outside HEAD and CROSSING")
         n = T.shape[0] - 2
         T[:, 0, :] = NEG_INF            # nothing heads the root
-        for m in range(1, n + 1):
-            T[m, m, HEAD] = T[m, m, CROSSING] = NEG_INF
+        words = numpy.arange(1, n + 1)
+        T[words, words, HEAD] = T[words, words, CROSSING] = NEG_INF
         penalty = 0.0
         if one_root:
             penalty = self._root_penalty(T, n)

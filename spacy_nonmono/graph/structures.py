@@ -200,11 +200,8 @@ class OneEndpointCrossingStructure(Structure):
             return score, (0.0 if gold_heads is None else gold_cost(heads, gold_heads)), heads, None
         # The cost is arc-factored: cost_weight on every arc to a word from
         # another head than its gold one.
-        n = arcs.shape[0] - 1
-        wrong = numpy.ones((n + 1, n + 1), dtype=bool)
-        wrong[numpy.asarray(gold_heads), numpy.arange(1, n + 1)] = False
-        _, heads = self._chart.decode(arcs + cost_weight * wrong)
-        score = float(arcs[heads, numpy.arange(1, n + 1)].sum())
+        _, heads = self._chart.decode(arcs + arc_cost(gold_heads, cost_weight))
+        score = float(arcs[heads, numpy.arange(1, len(heads) + 1)].sum())
         return score, gold_cost(heads, gold_heads), heads, None
 
     entries = MSTStructure.entries
@@ -246,11 +243,10 @@ class ThirdOrderOneEndpointCrossingStructure(Structure):
         from .ec3_chart import CHANNELS
 
         n = scores.shape[0] - 2
-        wrong = numpy.ones((n + 1, n + 1))
-        wrong[numpy.asarray(gold_heads), numpy.arange(1, n + 1)] = 0.0
+        cost = arc_cost(gold_heads, cost_weight)
         costed = scores.copy()
         for channel in (CHANNELS["head"], CHANNELS["crossing"]):
-            costed[:n + 1, :n + 1, channel] += cost_weight * wrong
+            costed[:n + 1, :n + 1, channel] += cost
         _, heads = self._chart.decode(costed)
         return self.tree_score(scores, heads), gold_cost(heads, gold_heads), heads, None
 
@@ -266,6 +262,15 @@ class ThirdOrderOneEndpointCrossingStructure(Structure):
 
         pairs, channels = one_ec_o3_terms(heads)
         return [("arc", pairs, channels)]
+
+
+def arc_cost(gold_heads: Sequence[int], cost_weight: float) -> numpy.ndarray:
+    """The arc-factored cost as an (n+1, n+1) [head, dep] table: cost_weight
+    on every arc to a word from another head than its gold one."""
+    n = len(gold_heads)
+    cost = numpy.full((n + 1, n + 1), float(cost_weight))
+    cost[numpy.asarray(gold_heads), numpy.arange(1, n + 1)] = 0.0
+    return cost
 
 
 def gold_cost(heads: Sequence[int], gold_heads: Optional[Sequence[int]]) -> float:
