@@ -18,6 +18,9 @@ from spacy_nonmono.registry import get_structure
 from test_one_endpoint_crossing import reference_is_1ec
 
 CHART = EcChart()
+# Every sentence over the memory limit: the blocks the two-split rules read
+# over p are computed where they are read.
+OVER_P_CHART = EcChart(memory_limit=0)
 
 
 @lru_cache(maxsize=None)
@@ -55,14 +58,16 @@ def test_reference_counts():
     assert [len(one_ec_trees(n)) for n in range(1, 6)] == [1, 2, 9, 64, 545]
 
 
+@pytest.mark.parametrize("chart", [CHART, OVER_P_CHART], ids=["blocks", "over_p"])
 @pytest.mark.parametrize("ties", [False, True])
 @pytest.mark.parametrize("n", [1, 2, 3, 4, 5, 6])
-def test_best_score_equals_brute_force(n, ties):
+def test_best_score_equals_brute_force(n, ties, chart):
     rng = numpy.random.default_rng(n * 2 + ties)
     for _ in range(scaled(40)):
         scores = random_scores(rng, n, ties)
         want, argmaxes = brute_force(scores, n)
-        score, heads = CHART.decode(scores)
+        score, heads = chart.decode(scores)
+        assert chart.over_p == (chart is OVER_P_CHART) or n < 3
         assert score == pytest.approx(want, abs=1e-9)
         assert_1ec_tree(heads, n)
         assert any((heads == tree).all() for tree in argmaxes)
@@ -221,17 +226,23 @@ def test_one_sided_kinds_are_read_only_on_their_side(regions):
 
 
 @pytest.mark.parametrize("regions", [False, True])
-def test_rows_left_out_read_states_the_chart_never_reaches(regions):
+def test_rows_left_out_read_or_give_states_that_do_not_matter(regions):
     """The chart leaves out the rows that read a state `possible_states`
-    says an antecedent never has. With every row kept, every finite state
-    of every stored item is one it says is possible, and both charts find
-    the same tree and score; the chains do lose states. With the region
-    kinds of the third-order chart too."""
+    says an antecedent never has, and the rows of a 3-point kind giving a
+    state no rule reads. With every row kept, every finite state of every
+    item is one it says is possible; the pruned chart keeps every state
+    some rule reads, with the same values, and both charts find the same
+    tree and score. The chains and X_LR do lose states. With the region
+    kinds of the third-order chart too; the kinds computed where they are
+    read (X_N_PLUS, ...) are compared like the stored ones."""
     from spacy_nonmono.graph import ec_rules as R
 
     rules = R.RULES_WITH_REGIONS if regions else R.RULES
+    unpruned = R.unpruned_rules() + (R.region_rules() if regions else [])
     built = {rule.kind for rule in rules}
-    possible = R.possible_states(rules)
+    reachable = R.possible_states(unpruned)
+    kept = R.possible_states(rules)
+    read = R.read_states(rules)
     full, pruned = EcChart(prune=False, regions=regions), EcChart(regions=regions)
     n = 9
     for seed in range(3):
@@ -251,14 +262,49 @@ def test_rows_left_out_read_states_the_chart_never_reaches(regions):
                     for x in [*range(a), *range(b + 1, n + 1)]:
                         if (x < a and kind in R.RIGHT_ONLY) or (x > b and kind in R.LEFT_ONLY):
                             continue
+                        key = (kind, int(x > b))
                         values = full.item_values(kind, a, b, x)
-                        seen.setdefault((kind, int(x > b)), set()).update(
+                        seen.setdefault(key, set()).update(
                             s for s, v in enumerate(values) if v > -numpy.inf)
+                        assert read[key] <= kept[key]
+                        mine = pruned.item_values(kind, a, b, x)
+                        assert [mine[s] for s in sorted(kept[key])] == \
+                            [values[s] for s in sorted(kept[key])], (R.KIND_NAMES[kind], a, b, x)
         for key, states in seen.items():
-            assert states <= possible[key], (R.KIND_NAMES[key[0]], key[1])
-    assert len(possible[R.CHAIN_I, 0]) < R.N_TRIPLE_STATES
-    assert sum(len(r.combos[0]) for r in rules) < sum(
-        len(r.combos[0]) for r in R.unpruned_rules() + (R.region_rules() if regions else []))
+            assert states <= reachable[key], (R.KIND_NAMES[key[0]], key[1])
+    assert len(kept[R.CHAIN_I, 0]) < R.N_TRIPLE_STATES
+    assert len(kept[R.X_LR, 1]) < len(reachable[R.X_LR, 1])
+    assert sum(len(r.combos[0]) for r in rules) < sum(len(r.combos[0]) for r in unpruned)
+
+
+@pytest.mark.parametrize("regions", [False, True])
+def test_the_memory_limit_changes_no_item(regions):
+    """Over the memory limit the chart computes the blocks the two-split
+    rules read over p (X_N_PLUS [k, j; p], ...) where it reads them: every
+    pair item, tree and score is the same, bit for bit; with less memory."""
+    from spacy_nonmono.graph import ec_rules as R
+
+    blocks = EcChart(regions=regions, memory_limit=None)
+    over_p = EcChart(regions=regions, memory_limit=0)
+    n = 14
+    for seed in range(2):
+        arcs = numpy.random.default_rng(seed).normal(size=(n + 1, n + 1))
+        score, heads = blocks.decode(arcs)
+        over_p_score, over_p_heads = over_p.decode(arcs)
+        assert score == over_p_score and (heads == over_p_heads).all()
+        assert not blocks.over_p and over_p.over_p
+        upper = numpy.triu_indices(n + 1, 1)
+        for kind in range(R.N_STORED_PAIR if regions else R.Q + 1):
+            assert (blocks.pair_values(kind, n + 1)[upper]
+                    == over_p.pair_values(kind, n + 1)[upper]).all()
+    # The limit counts the buffers of the sentence at hand.
+    blocks._prepare(101)
+    over_p._prepare(101)
+    assert over_p.buffer_bytes < 0.85 * blocks.buffer_bytes
+    for limit, expected in ((blocks.buffer_bytes, False), (blocks.buffer_bytes - 1, True)):
+        chart = EcChart(regions=regions, memory_limit=limit)
+        chart._prepare(101)
+        assert chart.over_p == expected
 
 
 def test_vectorised_two_split_rules_agree_with_the_scalar_rules():

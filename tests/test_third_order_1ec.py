@@ -11,7 +11,7 @@ import pytest
 import reference_one_ec_regions as regions
 import reference_third_order_1ec as o3
 from reference_mst import all_trees, n_roots
-from spacy_nonmono.graph import ec_rules
+from spacy_nonmono.graph import ec_rules, is_one_endpoint_crossing
 from spacy_nonmono.graph.ec3_chart import Ec3Chart, one_ec_o3_terms
 from spacy_nonmono.graph.ec_chart import EcChart
 from spacy_nonmono.graph.structures import GOLD_WEIGHT
@@ -115,10 +115,14 @@ def test_seven_words_against_brute_force():
 # -- the Cython chart (graph/ec3_chart.pyx) and the structure `1ec` ---------
 
 CHART = Ec3Chart()
+# Every sentence over the memory limit: the regions' chart computes the
+# blocks its two-split rules read over p where it reads them.
+OVER_P_CHART = Ec3Chart(memory_limit=0)
 
 
+@pytest.mark.parametrize("chart", [CHART, OVER_P_CHART], ids=["blocks", "over_p"])
 @pytest.mark.parametrize("n", [1, 2, 3, 4, 5, 6, 7])
-def test_cython_chart_equals_brute_force(n):
+def test_cython_chart_equals_brute_force(n, chart):
     trees, terms = scored_trees(n)
     tree_set = set(trees)
     one_root = numpy.array([n_roots(h) == 1 for h in trees])
@@ -127,7 +131,8 @@ def test_cython_chart_equals_brute_force(n):
         T = random_table(rng, n, ties=trial % 2 == 1)
         totals = numpy.array([T[t].sum() for t in terms])
         for single in (False, True):
-            score, heads = CHART.decode(T, one_root=single)
+            score, heads = chart.decode(T, one_root=single)
+            assert chart.over_p == (chart is OVER_P_CHART)
             assert score == pytest.approx(totals[one_root].max() if single else totals.max(),
                                           abs=1e-4)
             heads = tuple(int(h) for h in heads)
@@ -144,10 +149,11 @@ def test_factor_terms_equal_the_reference(n):
         assert sorted(zip(pairs[:, 0], pairs[:, 1], channels)) == sorted(o3.tree_terms(heads))
 
 
-def test_region_items_of_the_first_order_chart_equal_the_interpreter():
+@pytest.mark.parametrize("memory_limit", [None, 0])
+def test_region_items_of_the_first_order_chart_equal_the_interpreter(memory_limit):
     # EcChart(regions=True) fills the region kinds with its vectorised
     # rules; the interpreter is checked against brute force above.
-    chart = EcChart(regions=True)
+    chart = EcChart(regions=True, memory_limit=memory_limit)
     states = {o3.LEFT_TOP: ec_rules.LEFT_TOP, o3.RIGHT_TOP: ec_rules.RIGHT_TOP,
               o3.SEPARATE: ec_rules.SEPARATE}
     rng = numpy.random.default_rng(9)
@@ -188,6 +194,16 @@ def test_cost_augmented_decoding_equals_brute_force(cost_weight):
     assert sorted(zip(pairs[:, 0], pairs[:, 1], channels)) == sorted(
         o3.tree_terms((0, 1, 2, 3, 4, 5)))
     assert pairs[channels == o3.SIB, 0].tolist() == [n + 1] * n
+
+
+def test_a_100_word_sentence_fits_in_100_mb():
+    """The issue's budget, met by the default memory limit: the regions'
+    chart computes some blocks where it reads them at this length."""
+    T = random_table(numpy.random.default_rng(100), 100, ties=False)
+    chart = Ec3Chart()
+    score, heads = chart.decode(T)
+    assert chart.over_p and chart.buffer_bytes < 100e6
+    assert list(heads).count(0) == 1 and is_one_endpoint_crossing(list(heads))
 
 
 def test_errors():

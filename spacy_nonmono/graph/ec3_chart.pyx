@@ -27,9 +27,10 @@ spans of two siblings:
 - L[h, k]: a region from h that holds r, and r's span to k;
 - F[h, m]: what lies before h's innermost backbone child m.
 
-O(n^4) time, O(n^3) memory, in order of span; float64 sums over the
-regions' float32 values. The reference, a pure-Python chart checked against
-brute force over every 1EC tree, is tests/reference_third_order_1ec.py.
+O(n^4) time, O(n^3) memory, in order of span; float32 values and sums,
+as the regions' and the models' scores. The reference, a pure-Python
+chart checked against brute force over every 1EC tree, is
+tests/reference_third_order_1ec.py.
 """
 import warnings
 
@@ -53,50 +54,51 @@ CHANNELS = {"grandparent": GRAND, "head": HEAD, "sibling": SIB, "crossing": CROS
 
 cdef struct Tables:
     int n, N, G             # positions 0..n; N = n + 1; G = n + 2 (PAD = n + 1)
-    const double* T         # [(a * G + m) * 4 + channel]
-    const double* reg       # [(l * N + r) * 3 + state]: REG
+    const float* T          # [(a * G + m) * 4 + channel]
+    const float* reg        # [(l * N + r) * 3 + state]: REG
     int left_top, right_top, separate
-    double* C               # [(g * N + h) * N + e], g < G
-    double* I               # [(g * N + h) * N + m]
-    double* S               # [(h * N + s) * N + m]
-    double* J               # [(h * N + m) * N + k]
-    double* F               # [h * N + m]
-    double* L               # [h * N + k]
+    float* C                # [(g * N + h) * N + e], g < G
+    float* I                # [(g * N + h) * N + m]
+    float* F                # [h * N + m]
+    float* L                # [h * N + k]
+    # J and S of one (h, m), where I[., h, m] and F[h, m] read them (fill_rows):
+    float* J                # J[h, m, k] at [k]
+    float* S                # S[h, s, m] at [s]
 
 
-cdef inline double part(const Tables* t, int g, int h, int m, int s) noexcept nogil:
+cdef inline float part(const Tables* t, int g, int h, int m, int s) noexcept nogil:
     return (t.T[(g * t.G + m) * N_CHANNELS + GRAND] + t.T[(h * t.G + m) * N_CHANNELS + HEAD]
             + t.T[(s * t.G + m) * N_CHANNELS + SIB])
 
 
-cdef inline double region(const Tables* t, int top, int other) noexcept nogil:
+cdef inline float region(const Tables* t, int top, int other) noexcept nogil:
     """The best region between top and other with top on top of both."""
     if top < other:
         return t.reg[(top * t.N + other) * 3 + t.left_top]
     return t.reg[(other * t.N + top) * 3 + t.right_top]
 
 
-cdef inline double gap(const Tables* t, int a, int b) noexcept nogil:
+cdef inline float gap(const Tables* t, int a, int b) noexcept nogil:
     """The best region between a and b with both on top (heads outside)."""
     if a < b:
         return t.reg[(a * t.N + b) * 3 + t.separate]
     return t.reg[(b * t.N + a) * 3 + t.separate]
 
 
-cdef inline double* C_at(const Tables* t, int g, int h, int e) noexcept nogil:
+cdef inline float* C_at(const Tables* t, int g, int h, int e) noexcept nogil:
     return &t.C[(g * t.N + h) * t.N + e]
 
 
-cdef inline double* I_at(const Tables* t, int g, int h, int m) noexcept nogil:
+cdef inline float* I_at(const Tables* t, int g, int h, int m) noexcept nogil:
     return &t.I[(g * t.N + h) * t.N + m]
 
 
-cdef inline double J_value(const Tables* t, int h, int m, int k) noexcept nogil:
+cdef inline float J_value(const Tables* t, int h, int m, int k) noexcept nogil:
     """J[h, m, k], from C (filled for spans shorter than |m - k|)."""
     cdef int step = 1 if m > k else -1
     cdef int k2
-    cdef double v
-    cdef double out = C_at(t, h, m, k + step)[0]
+    cdef float v
+    cdef float out = C_at(t, h, m, k + step)[0]
     k2 = k + 2 * step
     while k2 != m + step:
         v = gap(t, k, k2) + C_at(t, h, m, k2)[0]
@@ -106,24 +108,24 @@ cdef inline double J_value(const Tables* t, int h, int m, int k) noexcept nogil:
     return out
 
 
-cdef inline double S_value(const Tables* t, int h, int s, int m) noexcept nogil:
+cdef inline float S_value(const Tables* t, int h, int s, int m) noexcept nogil:
     cdef int step = 1 if m > s else -1
     cdef int k = s
-    cdef double v
-    cdef double out = -INFINITY
+    cdef float v
+    cdef float out = -INFINITY
     while k != m:
-        v = C_at(t, h, s, k)[0] + t.J[(h * t.N + m) * t.N + k]
+        v = C_at(t, h, s, k)[0] + t.J[k]
         if v > out:
             out = v
         k += step
     return out
 
 
-cdef inline double L_value(const Tables* t, int h, int k) noexcept nogil:
+cdef inline float L_value(const Tables* t, int h, int k) noexcept nogil:
     cdef int step = 1 if k > h else -1
     cdef int r = h + step
-    cdef double v
-    cdef double out = -INFINITY
+    cdef float v
+    cdef float out = -INFINITY
     while r != k + step:
         v = region(t, h, r) + C_at(t, t.G - 1, r, k)[0]
         if v > out:
@@ -132,37 +134,53 @@ cdef inline double L_value(const Tables* t, int h, int k) noexcept nogil:
     return out
 
 
-cdef inline double F_value(const Tables* t, int h, int m) noexcept nogil:
+cdef inline float F_value(const Tables* t, int h, int m) noexcept nogil:
     cdef int step = 1 if m > h else -1
     cdef int k = h + step
-    cdef double v
-    cdef double out = t.J[(h * t.N + m) * t.N + h]
+    cdef float v
+    cdef float out = t.J[h]
     while k != m:
-        v = t.L[h * t.N + k] + t.J[(h * t.N + m) * t.N + k]
+        v = t.L[h * t.N + k] + t.J[k]
         if v > out:
             out = v
         k += step
     return out
 
 
-cdef inline double I_value(const Tables* t, int g, int h, int m) noexcept nogil:
+cdef void fill_rows(const Tables* t, int h, int m) noexcept nogil:
+    """J[h, m, k] for k from h to m (m excluded), then S[h, s, m] for s
+    strictly between: what F[h, m] and I[., h, m] read. Each is read by
+    these alone, so they are not stored (n^3 floats each), and they read
+    spans shorter than |h - m| (C) or each other."""
+    cdef int step = 1 if m > h else -1
+    cdef int k = h
+    while k != m:
+        t.J[k] = J_value(t, h, m, k)
+        k += step
+    k = h + step
+    while k != m:
+        t.S[k] = S_value(t, h, k, m)
+        k += step
+
+
+cdef inline float I_value(const Tables* t, int g, int h, int m) noexcept nogil:
     cdef int step = 1 if m > h else -1
     cdef int s = h + step
-    cdef double v
-    cdef double out = part(t, g, h, m, t.G - 1) + t.F[h * t.N + m]
+    cdef float v
+    cdef float out = part(t, g, h, m, t.G - 1) + t.F[h * t.N + m]
     while s != m:
-        v = I_at(t, g, h, s)[0] + t.S[(h * t.N + s) * t.N + m] + part(t, g, h, m, s)
+        v = I_at(t, g, h, s)[0] + t.S[s] + part(t, g, h, m, s)
         if v > out:
             out = v
         s += step
     return out
 
 
-cdef inline double C_value(const Tables* t, int g, int h, int e) noexcept nogil:
+cdef inline float C_value(const Tables* t, int g, int h, int e) noexcept nogil:
     cdef int step = 1 if e > h else -1
     cdef int m = h + step
-    cdef double v
-    cdef double out = -INFINITY
+    cdef float v
+    cdef float out = -INFINITY
     while m != e + step:
         v = I_at(t, g, h, m)[0] + C_at(t, h, m, e)[0]
         if v > out:
@@ -182,41 +200,27 @@ cdef inline bint outside(int g, int a, int b) noexcept nogil:
 
 
 cdef void fill(Tables* t) noexcept nogil:
-    """Every item, by span d = 1..n, both directions; within a span J, S,
-    then L, F, I, then C (each reads shorter spans and those before it)."""
-    cdef int d, stage, a, b, h, g, step, lo, hi
+    """Every item, by span d = 1..n, both directions; within a span L, F
+    and I (with the J and S they read), then C (each reads shorter spans
+    and those before it)."""
+    cdef int d, stage, a, b, g, step
     cdef int n = t.n, N = t.N, G = t.G
     for d in range(1, n + 1):
-        for stage in range(4):
+        for stage in range(2):
             for a in range(N):
                 for step in range(-1, 2, 2):
                     b = a + step * d
                     if b < 0 or b > n:
                         continue
-                    if stage == 0 and a > 0:
-                        # J[h, m = a, k = b]: h at k or beyond it.
-                        if step == -1:
-                            lo, hi = 0, b
-                        else:
-                            lo, hi = b, n
-                        for h in range(lo, hi + 1):
-                            t.J[(h * N + a) * N + b] = J_value(t, h, a, b)
-                    elif stage == 1 and a > 0 and b > 0:
-                        # S[h, s = a, m = b]: h beyond s.
-                        if step == 1:
-                            lo, hi = 0, a - 1
-                        else:
-                            lo, hi = a + 1, n
-                        for h in range(lo, hi + 1):
-                            t.S[(h * N + a) * N + b] = S_value(t, h, a, b)
-                    elif stage == 2:
+                    if stage == 0:
                         t.L[a * N + b] = L_value(t, a, b)
                         if b > 0:
+                            fill_rows(t, a, b)
                             t.F[a * N + b] = F_value(t, a, b)
                             for g in range(G):
                                 if g == G - 1 or outside(g, a, b):
                                     I_at(t, g, a, b)[0] = I_value(t, g, a, b)
-                    elif stage == 3:
+                    else:
                         for g in range(G):
                             if g == G - 1 or outside(g, a, b):
                                 C_at(t, g, a, b)[0] = C_value(t, g, a, b)
@@ -267,19 +271,35 @@ def one_ec_o3_terms(heads):
             numpy.asarray(channels, dtype=numpy.int64))
 
 
+def _buffer_sizes(int n):
+    """The float counts of C, I, F, L, J and S for n words."""
+    cdef int N = n + 1, G = n + 2
+    return (G * N * N, G * N * N, N * N, N * N, N, N)
+
+
 cdef class Ec3Chart:
     """The third-order 1EC chart, reusable across sentences."""
     cdef Tables t
     cdef object _regions, _buffers, _tables, _reg
+    cdef public object memory_limit
 
-    def __init__(self):
-        self._regions = EcChart(regions=True)
+    def __init__(self, memory_limit=100e6):
+        # memory_limit (bytes, None: none): where the buffers of a sentence
+        # would pass it, the regions' chart computes some of its blocks
+        # where it reads them (EcChart's over_p: less memory, more time).
+        self.memory_limit = memory_limit
+        self._regions = EcChart(regions=True, memory_limit=None)
         self._buffers = None
 
     @property
     def buffer_bytes(self) -> int:
         own = sum(b.nbytes for b in self._buffers) if self._buffers is not None else 0
         return int(own + self._regions.buffer_bytes)
+
+    @property
+    def over_p(self) -> bool:
+        """Whether the last sentence passed the memory limit (EcChart.over_p)."""
+        return self._regions.over_p
 
     def decode(self, scores, one_root=True):
         """(score, heads): the best 1EC tree under scores, float (n + 2,
@@ -326,16 +346,18 @@ cdef class Ec3Chart:
 
     def _decode(self, T, int n):
         cdef int N = n + 1, G = n + 2
+        self._regions.memory_limit = (None if self.memory_limit is None else
+                                      self.memory_limit - 4 * sum(_buffer_sizes(n)))
         self._regions.fill(T[:N, :N, CROSSING])
         # REG over [l, r], l < r (the others are not set).
-        reg = numpy.full((N, N, 3), -numpy.inf)
+        reg = numpy.full((N, N, 3), -numpy.inf, dtype=numpy.float32)
         upper = numpy.triu_indices(N, 1)
         reg[upper] = self._regions.pair_values(R.REG, N)[upper]
         self._reg = reg
-        self._tables = T
+        T = self._tables = numpy.ascontiguousarray(T, dtype=numpy.float32)
         self._prepare(n)
-        cdef double[:, :, ::1] T_view = T
-        cdef double[:, :, ::1] reg_view = reg
+        cdef float[:, :, ::1] T_view = T
+        cdef float[:, :, ::1] reg_view = reg
         self.t.T = &T_view[0, 0, 0]
         self.t.reg = &reg_view[0, 0, 0]
         with nogil:
@@ -351,19 +373,19 @@ cdef class Ec3Chart:
         cdef int N = n + 1, G = n + 2
         self.t.n, self.t.N, self.t.G = n, N, G
         self.t.left_top, self.t.right_top, self.t.separate = R.LEFT_TOP, R.RIGHT_TOP, R.SEPARATE
-        sizes = (G * N * N, G * N * N, N * N * N, N * N * N, N * N, N * N)
+        sizes = _buffer_sizes(n)
         if self._buffers is None or self._buffers[0].size < sizes[0]:
-            self._buffers = [numpy.empty(size, dtype=numpy.float64) for size in sizes]
+            self._buffers = [numpy.empty(size, dtype=numpy.float32) for size in sizes]
         for buffer, size in zip(self._buffers, sizes):
             buffer[:size] = -numpy.inf
-        cdef double[::1] C = self._buffers[0]
-        cdef double[::1] I = self._buffers[1]
-        cdef double[::1] S = self._buffers[2]
-        cdef double[::1] J = self._buffers[3]
-        cdef double[::1] F = self._buffers[4]
-        cdef double[::1] L = self._buffers[5]
-        self.t.C, self.t.I, self.t.S = &C[0], &I[0], &S[0]
-        self.t.J, self.t.F, self.t.L = &J[0], &F[0], &L[0]
+        cdef float[::1] C = self._buffers[0]
+        cdef float[::1] I = self._buffers[1]
+        cdef float[::1] F = self._buffers[2]
+        cdef float[::1] L = self._buffers[3]
+        cdef float[::1] J = self._buffers[4]
+        cdef float[::1] S = self._buffers[5]
+        self.t.C, self.t.I, self.t.F = &C[0], &I[0], &F[0]
+        self.t.L, self.t.J, self.t.S = &L[0], &J[0], &S[0]
         cdef int g, h
         for g in range(G):
             for h in range(N):
@@ -376,7 +398,7 @@ cdef class Ec3Chart:
         cdef const Tables* t = &self.t
         cdef int G = t.G, N = t.N
         cdef int g, h, e, m, s, k, k2, r, step, pad = t.G - 1
-        cdef double value
+        cdef float value
         stack = [("C", pad, 0, t.n)]
         while stack:
             item = stack.pop()
@@ -406,11 +428,11 @@ cdef class Ec3Chart:
                 if part(t, g, h, m, pad) + t.F[h * N + m] == value:
                     stack.append(("F", h, m))
                     continue
+                fill_rows(t, h, m)
                 step = 1 if m > h else -1
                 s = h + step
                 while s != m:
-                    if I_at(t, g, h, s)[0] + t.S[(h * N + s) * N + m] + part(t, g, h, m, s) \
-                            == value:
+                    if I_at(t, g, h, s)[0] + t.S[s] + part(t, g, h, m, s) == value:
                         stack += [("I", g, h, s), ("S", h, s, m)]
                         break
                     s += step
@@ -419,13 +441,14 @@ cdef class Ec3Chart:
             elif kind == "F":
                 _, h, m = item
                 value = t.F[h * N + m]
-                if t.J[(h * N + m) * N + h] == value:
+                fill_rows(t, h, m)
+                if t.J[h] == value:
                     stack.append(("J", h, m, h))
                     continue
                 step = 1 if m > h else -1
                 k = h + step
                 while k != m:
-                    if t.L[h * N + k] + t.J[(h * N + m) * N + k] == value:
+                    if t.L[h * N + k] + t.J[k] == value:
                         stack += [("L", h, k), ("J", h, m, k)]
                         break
                     k += step
@@ -446,7 +469,7 @@ cdef class Ec3Chart:
                     self._lost("L", item)
             elif kind == "J":
                 _, h, m, k = item
-                value = t.J[(h * N + m) * N + k]
+                value = J_value(t, h, m, k)
                 step = 1 if m > k else -1
                 if C_at(t, h, m, k + step)[0] == value:
                     stack.append(("C", h, m, k + step))
@@ -462,11 +485,12 @@ cdef class Ec3Chart:
                     self._lost("J", item)
             else:
                 _, h, s, m = item
-                value = t.S[(h * N + s) * N + m]
+                fill_rows(t, h, m)
+                value = t.S[s]
                 step = 1 if m > s else -1
                 k = s
                 while k != m:
-                    if C_at(t, h, s, k)[0] + t.J[(h * N + m) * N + k] == value:
+                    if C_at(t, h, s, k)[0] + t.J[k] == value:
                         stack += [("C", h, s, k), ("J", h, m, k)]
                         break
                     k += step

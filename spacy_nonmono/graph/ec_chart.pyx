@@ -10,12 +10,18 @@ item's winning antecedents are found again by recomputing its candidates,
 which gives the same float32 sums in the same order).
 
 Time O(n^4) (items [i, j; x] with one split point, and INT0's C1 and C2
-rules of [i, j] with two), memory O(n^3): nine stored kinds of 3-point
-items (three kinds only for x right of [i, j], where they are read), each
-storing the connectivity states it can reach (all ten but for the chains,
-which reach five to seven: ec_rules.possible_states), float32, as is the
-arc table the chart reads, and so are the sums (as the models' scores
-are): the loops over x run four values per instruction.
+rules of [i, j] with two), memory O(n^3): nine kinds of 3-point items
+(three only for x right of [i, j], where they are read), each storing the
+connectivity states it can reach and some rule reads (all ten but for the
+chains and X_LR, four to seven: ec_rules.possible_states after _prune),
+float32, as is the arc table the chart reads, and so are the sums (as the
+models' scores are): the loops over x run four values per instruction.
+The kinds built without a split point (X_N_PLUS, X_NEAR_PLUS, ...) are not
+stored for x right of [i, j]: they are computed where read, from the same
+interval's X_N or X_NEAR. A sentence whose buffers would pass
+`memory_limit` has them computed where read on the left too, where
+INT0's C2 reads them over p (ChartC.derived; about a fifth less memory
+and a third more time).
 
 The hot loops are vectorised over one position:
 - A block of items [i, j; x] holds each state as a row over x, so the items
@@ -113,6 +119,12 @@ cdef struct ChartC:
     long long kind_base[MAX_KINDS]
     int kind_side[MAX_KINDS]    # 0: x on both sides, 1: right only, -1: left only
     int stored[MAX_KINDS]       # whether this chart's rules build the kind
+    int derived[MAX_KINDS][2]   # by side (1: x right): a kind built without split
+                                # points (X_N_PLUS, ...) with no block there (the
+                                # layout: EcChart._set_layout); its items are
+                                # computed where read, from the same interval's
+                                # stored items (its inner-point copies are filled)
+    int block_side[MAX_KINDS]   # the sides stored as blocks: as kind_side, 2: none
     int n_rows[MAX_KINDS]       # the states a kind stores (those it can reach),
     int row_of[MAX_KINDS][MAX_STATES]   # and the row of each (-1: not stored, -inf)
     int* two_split_rule         # the rules with two split points, in order
@@ -137,6 +149,8 @@ cdef struct ChartC:
     int* partial_p0
     int* partial_len
     float* gather               # SRC_GATHER rows: [(q * MAX_STATES + s) * N + p]
+    float* derived_rows[2]      # fill_side's rows of a derived part that reads x,
+                                # by moving part: [s * width + x - x_lo]
     RuleC* rules
     int n_rules
     int* first_rule             # rules of kind k: first_rule[k] .. first_rule[k + 1]
@@ -162,11 +176,11 @@ cdef inline float* triple_slot(const ChartC* c, int kind, int a, int b, int x,
     then x > b; x > b only for RIGHT_ONLY kinds, x < a only for LEFT_ONLY
     ones), so that the items of consecutive x are neighbours."""
     cdef int xi
-    if c.kind_side[kind] == 1:
+    if c.block_side[kind] == 1:
         stride[0] = c.n - b
         return &c.triple[c.kind_base[kind] + c.offset_right[a * c.N + b] * c.n_rows[kind]
                          + x - b - 1]
-    if c.kind_side[kind] == -1:
+    if c.block_side[kind] == -1:
         stride[0] = a
         return &c.triple[c.kind_base[kind] + c.offset_left[a * c.N + b] * c.n_rows[kind] + x]
     stride[0] = c.N - (b - a + 1)
@@ -344,6 +358,14 @@ cdef void fill_side(const ChartC* c, int kind, int i, int j, int mirrored, int x
                         else:
                             moving[m][c.pair_left] = &c.arc[k * c.N + x_lo]
                             moving[m][c.pair_right] = &c.arc_t[k * c.N + x_lo]
+                    elif c.derived[rule.part[p][0]][mirrored]:
+                        # Its rows over the same x, computed here (its rules
+                        # read no derived kind: checked at init).
+                        fill_side(c, rule.part[p][0], a, b, mirrored, x_lo, x_hi,
+                                  c.derived_rows[m])
+                        for s in range(MAX_STATES):
+                            moving[m][s] = (&c.derived_rows[m][s * width]
+                                            if c.row_of[rule.part[p][0]][s] >= 0 else NULL)
                     else:
                         slot = triple_slot(c, rule.part[p][0], a, b, px, &stride)
                         for s in range(MAX_STATES):
@@ -395,6 +417,8 @@ cdef inline void prefetch_next_split(const ChartC* c, const RuleC* rule, int* sy
         if kind < N_PAIR_STORED or kind == K_EDGE:
             continue
         locate_part(c, rule, p, sym, mirrored, &a, &b, &x)
+        if c.derived[kind][x > b]:
+            continue
         slot = triple_slot(c, kind, a, b, x, &stride)
         for s in range(MAX_STATES):
             if c.row_of[kind][s] >= 0:
@@ -438,7 +462,7 @@ cdef int evaluate(const ChartC* c, int kind, int i, int j, int x, float* best,
             if not fetch_parts(c, rule, sym, mirrored, pa, pb, px, vec, pv):
                 continue
             combo = rule.combos[mirrored]
-            if find_state < 0:
+            if find_state < 0 and kind < N_PAIR_STORED:
                 apply_rows(rule, mirrored, pv, best)
                 continue
             for row in range(rule.n_combos[mirrored]):
@@ -452,7 +476,10 @@ cdef int evaluate(const ChartC* c, int kind, int i, int j, int x, float* best,
                     if rule.moves[p]:
                         v += pv[p][combo[p]]
                 s = combo[n_parts]
-                if s == find_state and v == find_value:
+                if find_state < 0:
+                    if v > best[s]:     # a derived triple kind (part_values)
+                        best[s] = v
+                elif s == find_state and v == find_value:
                     found.n_parts = n_parts
                     for p in range(n_parts):
                         found.kind[p] = rule.part[p][0]
@@ -494,6 +521,9 @@ cdef inline void part_values(const ChartC* c, int kind, int a, int b, int x,
     elif kind < N_PAIR_STORED:
         for s in range(3):
             out[s] = c.pair[((kind * c.N + a) * c.N + b) * 3 + s]
+    elif c.derived[kind][x > b]:
+        # evaluate's sums are fill_side's (the parts fixed over x first).
+        evaluate(c, kind, a, b, x, out, -1, 0.0, NULL)
     else:
         slot = triple_slot(c, kind, a, b, x, &stride)
         for s in range(MAX_STATES):
@@ -565,7 +595,7 @@ cdef void two_split_partial(const ChartC* c, int i, int k) noexcept nogil:
         split_range(rule, 0, sym, &k_lo, &k_hi)
         if k < k_lo or k > k_hi:
             continue
-        width = two_split_rows(c, rule, sym, 0, 3, edge, rows)
+        width = two_split_rows(c, rule, sym, 0, 3, edge, rows, 1)
         if not width:
             continue
         p_lo = sym[4]
@@ -622,7 +652,7 @@ cdef void vectorised_two_split(const ChartC* c, int kind, int i, int j, float* b
             if k < k_hi:
                 # The next k's rows, asked for while this one's are summed.
                 sym[3] = k + 1
-                width = two_split_rows(c, rule, sym, 3, 4, edge, rows)
+                width = two_split_rows(c, rule, sym, 3, 4, edge, rows, 0)
                 if width:
                     block = partial_row(c, t, k + 1, sym[4])
                     for s in range(MAX_STATES):
@@ -631,7 +661,7 @@ cdef void vectorised_two_split(const ChartC* c, int kind, int i, int j, float* b
                     for g in range(rule.n_groups):
                         EC_PREFETCH(block + g * c.partial_len[t * c.N + k + 1])
             sym[3] = k
-            width = two_split_rows(c, rule, sym, 3, 4, edge, rows)
+            width = two_split_rows(c, rule, sym, 3, 4, edge, rows, 1)
             if not width:
                 continue
             p_lo = sym[4]
@@ -658,12 +688,13 @@ cdef inline const float* partial_row(const ChartC* c, int t, int k, int p) noexc
 
 
 cdef inline int two_split_rows(const ChartC* c, const RuleC* rule, int* sym, int q_lo,
-                               int q_hi, float* edge,
-                               const float* (*rows)[MAX_STATES]) noexcept nogil:
+                               int q_hi, float* edge, const float* (*rows)[MAX_STATES],
+                               int compute) noexcept nogil:
     """For the split point k = sym[3] of a two-split rule: sets sym[4] to
     the first p, and for its parts q_lo..q_hi-1 the edge's values by state
     or rows[q][s], part q's row of state s from that p on (NULL: -inf);
-    returns the number of p."""
+    returns the number of p. A derived kind read over p is computed into
+    derived_rows[0] (without `compute`, for a prefetch: left NULL)."""
     cdef int q, s, a, b, x, stride, p_lo, p_hi
     cdef const float* slot
     split_range(rule, 1, sym, &p_lo, &p_hi)
@@ -679,7 +710,13 @@ cdef inline int two_split_rows(const ChartC* c, const RuleC* rule, int* sym, int
             continue
         for s in range(MAX_STATES):
             rows[q][s] = NULL
-        if rule.src[q] == SRC_BLOCK_X:
+        if rule.src[q] == SRC_BLOCK_X and c.derived[rule.part[q][0]][x > b]:
+            if compute:
+                fill_side(c, rule.part[q][0], a, b, x > b, p_lo, p_hi + 1, c.derived_rows[0])
+                for s in range(MAX_STATES):
+                    if c.row_of[rule.part[q][0]][s] >= 0:
+                        rows[q][s] = &c.derived_rows[0][s * (p_hi - p_lo + 1)]
+        elif rule.src[q] == SRC_BLOCK_X:
             slot = triple_slot(c, rule.part[q][0], a, b, x, &stride)
             for s in range(MAX_STATES):
                 rows[q][s] = state_row(c, rule.part[q][0], slot, stride, s)
@@ -771,27 +808,39 @@ cdef void fill(ChartC* c, float* side_best) noexcept nogil:
             for kind in range(K_X_N, K_X_N + N_TRIPLE_STORED):
                 if not c.stored[kind]:
                     continue
-                if i > 0 and c.kind_side[kind] != 1:
+                if i > 0 and c.kind_side[kind] != 1 and (
+                        not c.derived[kind][0] or has_inner_copy(c, kind, 0)):
                     fill_side(c, kind, i, j, 0, 0, i, side_best)
                     store_side(c, kind, i, j, 0, i, side_best)
-                if j < c.n and c.kind_side[kind] != -1:
+                if j < c.n and c.kind_side[kind] != -1 and (
+                        not c.derived[kind][1] or has_inner_copy(c, kind, 1)):
                     fill_side(c, kind, i, j, 1, j + 1, N, side_best)
                     store_side(c, kind, i, j, j + 1, N, side_best)
             two_split_partial(c, i, j)
+
+
+cdef inline int has_inner_copy(const ChartC* c, int kind, int side) noexcept nogil:
+    cdef int ic
+    for ic in range(c.n_inner):
+        if c.inner_kind[ic] == kind and c.inner_side[ic] == side:
+            return 1
+    return 0
 
 
 cdef inline void store_side(ChartC* c, int kind, int i, int j, int x_lo, int x_hi,
                             const float* best) noexcept nogil:
     cdef int x, s, stride
     cdef int width = x_hi - x_lo
-    cdef float* out = triple_slot(c, kind, i, j, x_lo, &stride)
+    cdef float* out
     cdef int row, ic, lo, hi, inner, side = x_lo > j
     cdef long long block
-    for s in range(MAX_STATES):
-        row = c.row_of[kind][s]
-        if row >= 0:
-            for x in range(width):
-                out[row * stride + x] = best[s * width + x]
+    if not c.derived[kind][side]:
+        out = triple_slot(c, kind, i, j, x_lo, &stride)
+        for s in range(MAX_STATES):
+            row = c.row_of[kind][s]
+            if row >= 0:
+                for x in range(width):
+                    out[row * stride + x] = best[s * width + x]
     # The inner-point copies of this kind and side: one item per block.
     for ic in range(c.n_inner):
         if c.inner_kind[ic] != kind or c.inner_side[ic] != side:
@@ -821,6 +870,28 @@ def _compile_rules(rules):
     return [rules[r] for r in order], first
 
 
+def _derived_sides(rules, over_p):
+    """The (kind, side) the chart computes where they are read instead of
+    storing (ChartC.derived): triple kinds whose rules have no split point
+    and read no such kind; with over_p, also on the sides a two-split rule
+    reads as a block over p (C2's X_N_PLUS [k, j; p], p < k: the rows are
+    computed for each i, j, k, which costs time)."""
+    splits = {}
+    for rule in rules:
+        splits.setdefault(rule.kind, []).append(len(rule.splits))
+    kinds = {kind for kind in range(R.X_N, R.X_N + R.N_STORED_TRIPLE)
+             if kind in splits and not any(splits[kind])}
+    kinds -= {part[0] for rule in rules if rule.kind in kinds for part in rule.parts}
+    read_over_p = {(part[0], rule.sides[0][q], q) for rule in rules if len(rule.splits) == 2
+                   for q, part in enumerate(rule.parts) if part[3] == R.P}
+    derived = {(kind, side) for kind in kinds for side in (0, 1)}
+    if over_p:
+        # two_split_rows computes one such part per rule: the last.
+        assert all(q == 3 for kind, side, q in read_over_p if (kind, side) in derived)
+        return derived
+    return derived - {(kind, side) for kind, side, q in read_over_p}
+
+
 def _checked_arcs(arc_scores):
     """A float64 copy of (n+1, n+1) arc scores, no arc into the root or
     from a word to itself."""
@@ -840,19 +911,25 @@ cdef class EcChart:
     cdef ChartC c
     cdef readonly object _pair, _triple, _inner
     cdef object _offset, _arc, _combos, _first, _n_states, _two_split, _two_split_rule
-    cdef object _partial, _gather
+    cdef object _partial, _gather, _derived
     cdef readonly bint regions
+    cdef readonly bint over_p
+    cdef public object memory_limit
     cdef RuleC* _rules
 
     def __cinit__(self):
         self._rules = NULL
 
-    def __init__(self, prune=True, regions=False):
+    def __init__(self, prune=True, regions=False, memory_limit=100e6):
         # prune=False keeps the rows that read states an antecedent never
         # has (ec_rules.possible_states): the same results, slower (tests).
         # regions=True adds the region kinds of the third-order chart
         # (ec_rules.region_rules; REG [i, j] by item_values).
+        # memory_limit (bytes, None: none): a sentence whose buffers would
+        # pass it has the blocks the two-split rules read over p computed
+        # where read (over_p: about a fifth less memory, a third more time).
         self.regions = regions
+        self.memory_limit = memory_limit
         if prune:
             rule_set = R.RULES_WITH_REGIONS if regions else R.RULES
         else:
@@ -924,6 +1001,8 @@ cdef class EcChart:
             self.c.stored[kind] = kind in built
             self.c.kind_side[kind] = (1 if kind in R.RIGHT_ONLY
                                       else -1 if kind in R.LEFT_ONLY else 0)
+        self._derived = {over_p: _derived_sides(rules, over_p) for over_p in (False, True)}
+        self._set_layout(False)
         possible = R.possible_states(rule_set) if prune else None
         for kind in range(R.X_N, R.X_N + R.N_STORED_TRIPLE):
             stored = set(range(R.N_TRIPLE_STATES)) if kind in built else set()
@@ -1008,6 +1087,18 @@ cdef class EcChart:
             self.c.inner_rows[ic] = len(kept)
             for s in range(MAX_STATES):
                 self.c.inner_row_of[ic][s] = kept.index(s) if s in kept else -1
+
+    def _set_layout(self, over_p):
+        """Which sides of which kinds have blocks (ChartC.derived, block_side)."""
+        self.over_p = over_p
+        derived = self._derived[over_p]
+        for kind in range(len(R.KIND_NAMES)):
+            blocks = {side for side in (0, 1) if (kind, side) not in derived
+                      and self.c.kind_side[kind] != (1, -1)[side]}
+            for side in (0, 1):
+                self.c.derived[kind][side] = (kind, side) in derived
+            self.c.block_side[kind] = (0 if blocks == {0, 1} else -1 if blocks == {0}
+                                       else 1 if blocks == {1} else 2)
 
     def __dealloc__(self):
         if self._rules != NULL:
@@ -1094,21 +1185,14 @@ cdef class EcChart:
         self.c.offset = &offset_view[0]
         self.c.offset_right = &offset_right_view[0]
         self.c.offset_left = &offset_left_view[0]
-        size = 0
         slots = {0: t, 1: t_right, -1: t_left}
-        for kind in range(R.X_N, R.X_N + R.N_STORED_TRIPLE):
-            self.c.kind_base[kind] = size
-            size += slots[self.c.kind_side[kind]] * self.c.n_rows[kind]
         # The pair kinds up to Q, and Q_NE and REG with the regions.
         n_pair = R.N_STORED_PAIR if self.regions else R.Q + 1
         if self._pair.size < n_pair * N * N * 3:
             self._pair = numpy.empty(n_pair * N * N * 3, dtype=numpy.float32)
-        if self._triple.size < max(1, size):
-            self._triple = numpy.empty(max(1, size), dtype=numpy.float32)
         cdef float[::1] pair = self._pair
-        cdef float[::1] triple = self._triple
         self.c.pair = &pair[0]
-        self.c.triple = &triple[0]
+        other_bytes = 4 * n_pair * N * N * 3
         # The two-split rules' inner-point copies, with blocks (lo, hi) of
         # hi - lo - 1 slots.
         offset_inner = numpy.zeros(N * N, dtype=numpy.longlong)
@@ -1121,6 +1205,7 @@ cdef class EcChart:
         self.c.offset_inner = &offset_inner_view[0]
         self._offset = self._offset + (offset_inner,)
         size = max(1, t * sum(self.c.inner_rows[ic] for ic in range(self.c.n_inner)))
+        other_bytes += 4 * size
         if self._inner.size < size:
             self._inner = numpy.empty(size, dtype=numpy.float32)
         cdef float[::1] inner = self._inner
@@ -1143,6 +1228,7 @@ cdef class EcChart:
                 partial_p0[r * N + k] = p0
                 partial_len[r * N + k] = max(0, at_symbol[hi_sym] + hi_off - p0 + 1)
                 size += n_groups * partial_len[r * N + k]
+        other_bytes += 4 * size
         if self._partial.size < max(1, size):
             self._partial = numpy.empty(max(1, size), dtype=numpy.float32)
         self._offset = self._offset + (partial_off, partial_p0, partial_len)
@@ -1151,13 +1237,35 @@ cdef class EcChart:
         cdef int[::1] partial_p0_view = partial_p0
         cdef int[::1] partial_len_view = partial_len
         self.c.partial = &partial[0]
-        if self._gather.size < MAX_PARTS * MAX_STATES * N:
-            self._gather = numpy.empty(MAX_PARTS * MAX_STATES * N, dtype=numpy.float32)
+        if self._gather.size < (MAX_PARTS + 2) * MAX_STATES * N:
+            self._gather = numpy.empty((MAX_PARTS + 2) * MAX_STATES * N, dtype=numpy.float32)
         cdef float[::1] gather = self._gather
         self.c.gather = &gather[0]
+        self.c.derived_rows[0] = &gather[MAX_PARTS * MAX_STATES * N]
+        self.c.derived_rows[1] = &gather[(MAX_PARTS + 1) * MAX_STATES * N]
         self.c.partial_off = &partial_off_view[0]
         self.c.partial_p0 = &partial_p0_view[0]
         self.c.partial_len = &partial_len_view[0]
+        # The blocks: all of them if they fit memory_limit with the rest,
+        # else without those computed over p (slower).
+        self._set_layout(False)
+        size = self._triple_size(slots)
+        if self.memory_limit is not None and other_bytes + 4 * size > self.memory_limit:
+            self._set_layout(True)
+            size = self._triple_size(slots)
+        if self._triple.size < max(1, size):
+            self._triple = numpy.empty(max(1, size), dtype=numpy.float32)
+        cdef float[::1] triple = self._triple
+        self.c.triple = &triple[0]
+
+    def _triple_size(self, slots):
+        """Lays the blocks out (kind_base): their float count."""
+        size = 0
+        for kind in range(R.X_N, R.X_N + R.N_STORED_TRIPLE):
+            self.c.kind_base[kind] = size
+            if self.c.block_side[kind] != 2:
+                size += slots[self.c.block_side[kind]] * self.c.n_rows[kind]
+        return size
 
     def item_values(self, int kind, int a, int b, int x=-1):
         """The values by state of a stored item of the last sentence decoded
