@@ -225,6 +225,12 @@ def test_one_sided_kinds_are_read_only_on_their_side(regions):
                     if regions or k < R.X_NEAR_NE}
 
 
+def assert_same_decode(chart, other, arcs):
+    score, heads = chart.decode(arcs)
+    other_score, other_heads = other.decode(arcs)
+    assert score == other_score and (heads == other_heads).all()
+
+
 @pytest.mark.parametrize("regions", [False, True])
 def test_rows_left_out_read_or_give_states_that_do_not_matter(regions):
     """The chart leaves out the rows that read a state `possible_states`
@@ -246,10 +252,7 @@ def test_rows_left_out_read_or_give_states_that_do_not_matter(regions):
     full, pruned = EcChart(prune=False, regions=regions), EcChart(regions=regions)
     n = 9
     for seed in range(3):
-        arcs = numpy.random.default_rng(seed).normal(size=(n + 1, n + 1))
-        score, heads = pruned.decode(arcs)
-        full_score, full_heads = full.decode(arcs)
-        assert score == full_score and (heads == full_heads).all()
+        assert_same_decode(pruned, full, numpy.random.default_rng(seed).normal(size=(n + 1, n + 1)))
         seen = {}
         for a in range(n + 1):
             for b in range(a + 1, n + 1):
@@ -288,10 +291,7 @@ def test_the_memory_limit_changes_no_item(regions):
     over_p = EcChart(regions=regions, memory_limit=0)
     n = 14
     for seed in range(2):
-        arcs = numpy.random.default_rng(seed).normal(size=(n + 1, n + 1))
-        score, heads = blocks.decode(arcs)
-        over_p_score, over_p_heads = over_p.decode(arcs)
-        assert score == over_p_score and (heads == over_p_heads).all()
+        assert_same_decode(blocks, over_p, numpy.random.default_rng(seed).normal(size=(n + 1, n + 1)))
         assert not blocks.over_p and over_p.over_p
         upper = numpy.triu_indices(n + 1, 1)
         for kind in range(R.N_STORED_PAIR if regions else R.Q + 1):
