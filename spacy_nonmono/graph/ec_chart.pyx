@@ -21,7 +21,7 @@ stored for x right of [i, j]: they are computed where read, from the same
 interval's X_N or X_NEAR. A sentence whose buffers would pass
 `memory_limit` has them computed where read on the left too, where
 INT0's C2 reads them over p (ChartC.derived; about a fifth less memory
-and a third more time).
+and a fifth more time).
 
 The hot loops are vectorised over one position:
 - A block of items [i, j; x] holds each state as a row over x, so the items
@@ -927,7 +927,7 @@ cdef class EcChart:
         # (ec_rules.region_rules; REG [i, j] by item_values).
         # memory_limit (bytes, None: none): a sentence whose buffers would
         # pass it has the blocks the two-split rules read over p computed
-        # where read (over_p: about a fifth less memory, a third more time).
+        # where read (over_p: about a fifth less memory, a fifth more time).
         self.regions = regions
         self.memory_limit = memory_limit
         if prune:
