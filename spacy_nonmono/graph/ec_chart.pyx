@@ -911,7 +911,7 @@ cdef class EcChart:
     cdef ChartC c
     cdef readonly object _pair, _triple, _inner
     cdef object _offset, _arc, _combos, _first, _n_states, _two_split, _two_split_rule
-    cdef object _partial, _gather, _derived
+    cdef object _partial, _gather, _layouts
     cdef readonly bint regions
     cdef readonly bint over_p
     cdef public object memory_limit
@@ -1001,7 +1001,18 @@ cdef class EcChart:
             self.c.stored[kind] = kind in built
             self.c.kind_side[kind] = (1 if kind in R.RIGHT_ONLY
                                       else -1 if kind in R.LEFT_ONLY else 0)
-        self._derived = {over_p: _derived_sides(rules, over_p) for over_p in (False, True)}
+        # The two layouts, by over_p: (derived kind and side, block_side by kind).
+        self._layouts = {}
+        for over_p in (False, True):
+            derived = _derived_sides(rules, over_p)
+            block_side = []
+            for kind in range(len(R.KIND_NAMES)):
+                blocks = {side for side in (0, 1) if (kind, side) not in derived
+                          and self.c.kind_side[kind] != (1, -1)[side]}
+                block_side.append(0 if blocks == {0, 1} else -1 if blocks == {0}
+                                  else 1 if blocks == {1} else 2)
+            self._layouts[over_p] = (derived, block_side)
+        self.over_p = True
         self._set_layout(False)
         possible = R.possible_states(rule_set) if prune else None
         for kind in range(R.X_N, R.X_N + R.N_STORED_TRIPLE):
@@ -1090,15 +1101,14 @@ cdef class EcChart:
 
     def _set_layout(self, over_p):
         """Which sides of which kinds have blocks (ChartC.derived, block_side)."""
+        if over_p == self.over_p:
+            return
         self.over_p = over_p
-        derived = self._derived[over_p]
+        derived, block_side = self._layouts[over_p]
         for kind in range(len(R.KIND_NAMES)):
-            blocks = {side for side in (0, 1) if (kind, side) not in derived
-                      and self.c.kind_side[kind] != (1, -1)[side]}
             for side in (0, 1):
                 self.c.derived[kind][side] = (kind, side) in derived
-            self.c.block_side[kind] = (0 if blocks == {0, 1} else -1 if blocks == {0}
-                                       else 1 if blocks == {1} else 2)
+            self.c.block_side[kind] = block_side[kind]
 
     def __dealloc__(self):
         if self._rules != NULL:
@@ -1248,23 +1258,25 @@ cdef class EcChart:
         self.c.partial_len = &partial_len_view[0]
         # The blocks: all of them if they fit memory_limit with the rest,
         # else without those computed over p (slower).
-        self._set_layout(False)
-        size = self._triple_size(slots)
-        if self.memory_limit is not None and other_bytes + 4 * size > self.memory_limit:
-            self._set_layout(True)
-            size = self._triple_size(slots)
+        over_p = (self.memory_limit is not None
+                  and other_bytes + 4 * self._triple_size(slots, False) > self.memory_limit)
+        self._set_layout(over_p)
+        size = self._triple_size(slots, over_p)
         if self._triple.size < max(1, size):
             self._triple = numpy.empty(max(1, size), dtype=numpy.float32)
         cdef float[::1] triple = self._triple
         self.c.triple = &triple[0]
 
-    def _triple_size(self, slots):
-        """Lays the blocks out (kind_base): their float count."""
+    def _triple_size(self, slots, over_p):
+        """The blocks' float count in a layout; in the current one, lays them
+        out (kind_base)."""
+        block_side = self._layouts[over_p][1]
         size = 0
         for kind in range(R.X_N, R.X_N + R.N_STORED_TRIPLE):
-            self.c.kind_base[kind] = size
-            if self.c.block_side[kind] != 2:
-                size += slots[self.c.block_side[kind]] * self.c.n_rows[kind]
+            if over_p == self.over_p:
+                self.c.kind_base[kind] = size
+            if block_side[kind] != 2:
+                size += slots[block_side[kind]] * self.c.n_rows[kind]
         return size
 
     def item_values(self, int kind, int a, int b, int x=-1):

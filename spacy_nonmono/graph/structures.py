@@ -162,16 +162,10 @@ class ArcChartStructure(ChartStructure):
     entries = MSTStructure.entries
 
 
-class OneEndpointCrossingStructure(Structure):
-    """The 1EC chart with one root under arc scores: the best tree among
-    the 1-Endpoint-Crossing ones, a tree's score the sum of its arcs'."""
-
-    name = "1ec_arcs"
-    tables = {"arc": 1}
-    arities = {"arc": (2,)}
-    # Sentences longer than this are parsed in windows and skipped in
-    # training (docs/results/one_ec/README.md: time and memory by length).
-    max_length = 100
+class _OneEndpointCrossingBase(Structure):
+    """What the two 1EC structures share: the chart, built on first use;
+    gold itself where it is the closest tree to gold; the arc-factored cost
+    added to the scores (`_with_cost`) for cost-augmented decoding."""
 
     def __init__(self):
         self._chart = None
@@ -185,29 +179,54 @@ class OneEndpointCrossingStructure(Structure):
         return int(numpy.sum(numpy.asarray(heads) == 0)) == 1 and is_one_endpoint_crossing(heads)
 
     def decode(self, tables, gold_heads=None, cost_weight=0.0):
-        from .ec_chart import EcChart
-
         if self._chart is None:
-            self._chart = EcChart()
-        arcs = numpy.asarray(tables["arc"][:-1, :-1, 0], dtype=numpy.float64)
+            self._chart = self._new_chart()
+        scores = self._scores(tables)
         if gold_heads is not None and cost_weight <= GOLD_WEIGHT and self.contains(gold_heads):
             # The tree with the most gold arcs is gold itself: no chart (half
             # of training's decoding).
             heads = numpy.asarray(gold_heads, dtype=numpy.int32)
-            return float(arcs[heads, numpy.arange(1, len(heads) + 1)].sum()), 0.0, heads, None
+            return self.tree_score(scores, heads), 0.0, heads, None
         if gold_heads is None or not cost_weight:
-            score, heads = self._chart.decode(arcs)
+            score, heads = self._chart.decode(scores)
             return score, (0.0 if gold_heads is None else gold_cost(heads, gold_heads)), heads, None
-        # The cost is arc-factored: cost_weight on every arc to a word from
-        # another head than its gold one.
-        _, heads = self._chart.decode(arcs + arc_cost(gold_heads, cost_weight))
-        score = float(arcs[heads, numpy.arange(1, len(heads) + 1)].sum())
-        return score, gold_cost(heads, gold_heads), heads, None
+        _, heads = self._chart.decode(self._with_cost(scores, arc_cost(gold_heads, cost_weight)))
+        return self.tree_score(scores, heads), gold_cost(heads, gold_heads), heads, None
+
+
+class OneEndpointCrossingStructure(_OneEndpointCrossingBase):
+    """The 1EC chart with one root under arc scores: the best tree among
+    the 1-Endpoint-Crossing ones, a tree's score the sum of its arcs'."""
+
+    name = "1ec_arcs"
+    tables = {"arc": 1}
+    arities = {"arc": (2,)}
+    # Sentences longer than this are parsed in windows and skipped in
+    # training (docs/results/one_ec/README.md: time and memory by length).
+    max_length = 100
+
+    @staticmethod
+    def _new_chart():
+        from .ec_chart import EcChart
+
+        return EcChart()
+
+    @staticmethod
+    def _scores(tables):
+        return numpy.asarray(tables["arc"][:-1, :-1, 0], dtype=numpy.float64)
+
+    @staticmethod
+    def _with_cost(arcs, cost):
+        return arcs + cost
+
+    @staticmethod
+    def tree_score(arcs, heads) -> float:
+        return float(arcs[heads, numpy.arange(1, len(heads) + 1)].sum())
 
     entries = MSTStructure.entries
 
 
-class ThirdOrderOneEndpointCrossingStructure(Structure):
+class ThirdOrderOneEndpointCrossingStructure(_OneEndpointCrossingBase):
     """The third-order 1EC chart with one root: the best tree among the
     1-Endpoint-Crossing ones under the crossing-sensitive grand-sibling
     factorization of `graph/ec3_chart.pyx`, read from one pair table "arc"
@@ -221,34 +240,28 @@ class ThirdOrderOneEndpointCrossingStructure(Structure):
     # Longer sentences are parsed in windows and skipped in training
     # (docs/results/one_ec/README.md: time and memory by length).
     max_length = 80
-    contains = staticmethod(OneEndpointCrossingStructure.contains)
 
-    def __init__(self):
-        self._chart = None
-
-    def decode(self, tables, gold_heads=None, cost_weight=0.0):
+    @staticmethod
+    def _new_chart():
         from .ec3_chart import Ec3Chart
 
-        if self._chart is None:
-            self._chart = Ec3Chart()
-        scores = numpy.asarray(tables["arc"], dtype=numpy.float64)
-        if gold_heads is not None and cost_weight <= GOLD_WEIGHT and self.contains(gold_heads):
-            heads = numpy.asarray(gold_heads, dtype=numpy.int32)
-            return self.tree_score(scores, heads), 0.0, heads, None
-        if gold_heads is None or not cost_weight:
-            score, heads = self._chart.decode(scores)
-            return score, (0.0 if gold_heads is None else gold_cost(heads, gold_heads)), heads, None
-        # The cost is arc-factored and every arc reads exactly one of the
-        # head and crossing-region channels: cost_weight on both.
+        return Ec3Chart()
+
+    @staticmethod
+    def _scores(tables):
+        return numpy.asarray(tables["arc"], dtype=numpy.float64)
+
+    @staticmethod
+    def _with_cost(scores, cost):
+        # Every arc reads exactly one of the head and crossing-region
+        # channels: the cost on both.
         from .ec3_chart import CHANNELS
 
         n = scores.shape[0] - 2
-        cost = arc_cost(gold_heads, cost_weight)
         costed = scores.copy()
         for channel in (CHANNELS["head"], CHANNELS["crossing"]):
             costed[:n + 1, :n + 1, channel] += cost
-        _, heads = self._chart.decode(costed)
-        return self.tree_score(scores, heads), gold_cost(heads, gold_heads), heads, None
+        return costed
 
     @staticmethod
     def tree_score(scores, heads) -> float:
