@@ -16,12 +16,13 @@ connectivity states it can reach and some rule reads (all ten but for the
 chains and X_LR, four to seven: ec_rules.possible_states after _prune),
 float32, as is the arc table the chart reads, and so are the sums (as the
 models' scores are): the loops over x run four values per instruction.
-The kinds built without a split point (X_N_PLUS, X_NEAR_PLUS, ...) are not
-stored for x right of [i, j]: they are computed where read, from the same
-interval's X_N or X_NEAR. A sentence whose buffers would pass
-`memory_limit` has them computed where read on the left too, where
-INT0's C2 reads them over p (ChartC.derived; about a fifth less memory
-and a fifth more time).
+The kinds built without a split point (X_N_PLUS, X_NEAR_PLUS, ...) are
+stored only on the sides where rules read the same rows again (X_LR's
+X_NEAR_PLUS for x right, INT0's C2 over p for x left); elsewhere they are
+computed where read, from the same interval's X_N or X_NEAR. A sentence
+whose buffers would pass `memory_limit` has them computed where read
+everywhere (ChartC.derived: at 100 words, a quarter less memory and a
+fifth more time).
 
 The hot loops are vectorised over one position:
 - A block of items [i, j; x] holds each state as a row over x, so the items
@@ -873,9 +874,13 @@ def _compile_rules(rules):
 def _derived_sides(rules, over_p):
     """The (kind, side) the chart computes where they are read instead of
     storing (ChartC.derived): triple kinds whose rules have no split point
-    and read no such kind; with over_p, also on the sides a two-split rule
-    reads as a block over p (C2's X_N_PLUS [k, j; p], p < k: the rows are
-    computed for each i, j, k, which costs time)."""
+    and read no such kind, on the sides where they are read once per item
+    computed. Not on the sides a rule with split points reads as rows over
+    x (X_LR's X_NEAR_PLUS [k, j; x], x > j: the same rows for every i < k)
+    or a two-split rule reads as a block over p (C2's X_N_PLUS [k, j; p],
+    p < k: the same for every i < p), but with over_p, where they are
+    computed for each i (at 100 words a quarter less memory, a fifth more
+    time)."""
     splits = {}
     for rule in rules:
         splits.setdefault(rule.kind, []).append(len(rule.splits))
@@ -884,12 +889,15 @@ def _derived_sides(rules, over_p):
     kinds -= {part[0] for rule in rules if rule.kind in kinds for part in rule.parts}
     read_over_p = {(part[0], rule.sides[0][q], q) for rule in rules if len(rule.splits) == 2
                    for q, part in enumerate(rule.parts) if part[3] == R.P}
+    read_over_x = {(part[0], rule.sides[o][q]) for rule in rules if len(rule.splits) == 1
+                   for o in (0, 1) if rule.combos[o]
+                   for q, part in enumerate(rule.parts) if part[3] == R.X}
     derived = {(kind, side) for kind in kinds for side in (0, 1)}
     if over_p:
         # two_split_rows computes one such part per rule: the last.
         assert all(q == 3 for kind, side, q in read_over_p if (kind, side) in derived)
         return derived
-    return derived - {(kind, side) for kind, side, q in read_over_p}
+    return derived - {(kind, side) for kind, side, q in read_over_p} - read_over_x
 
 
 def _checked_arcs(arc_scores):
@@ -926,8 +934,8 @@ cdef class EcChart:
         # regions=True adds the region kinds of the third-order chart
         # (ec_rules.region_rules; REG [i, j] by item_values).
         # memory_limit (bytes, None: none): a sentence whose buffers would
-        # pass it has the blocks the two-split rules read over p computed
-        # where read (over_p: about a fifth less memory, a fifth more time).
+        # pass it has the blocks rules read over x or p computed where read
+        # (over_p: at 100 words a quarter less memory, a fifth more time).
         self.regions = regions
         self.memory_limit = memory_limit
         if prune:
