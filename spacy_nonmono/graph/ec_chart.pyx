@@ -1020,7 +1020,6 @@ cdef class EcChart:
                 block_side.append(0 if blocks == {0, 1} else -1 if blocks == {0}
                                   else 1 if blocks == {1} else 2)
             self._layouts[over_p] = (derived, block_side)
-        self.over_p = True
         self._set_layout(False)
         possible = R.possible_states(rule_set) if prune else None
         for kind in range(R.X_N, R.X_N + R.N_STORED_TRIPLE):
@@ -1109,8 +1108,6 @@ cdef class EcChart:
 
     def _set_layout(self, over_p):
         """Which sides of which kinds have blocks (ChartC.derived, block_side)."""
-        if over_p == self.over_p:
-            return
         self.over_p = over_p
         derived, block_side = self._layouts[over_p]
         for kind in range(len(R.KIND_NAMES)):
@@ -1265,27 +1262,28 @@ cdef class EcChart:
         self.c.partial_p0 = &partial_p0_view[0]
         self.c.partial_len = &partial_len_view[0]
         # The blocks: all of them if they fit memory_limit with the rest,
-        # else without those computed over p (slower).
+        # else without those computed where read over x or p (slower).
         over_p = (self.memory_limit is not None
-                  and other_bytes + 4 * self._triple_size(slots, False) > self.memory_limit)
+                  and other_bytes + 4 * self._triple_size(slots, False)[0] > self.memory_limit)
         self._set_layout(over_p)
-        size = self._triple_size(slots, over_p)
+        size, base = self._triple_size(slots, over_p)
+        for kind in range(R.X_N, R.X_N + R.N_STORED_TRIPLE):
+            self.c.kind_base[kind] = base[kind - R.X_N]
         if self._triple.size < max(1, size):
             self._triple = numpy.empty(max(1, size), dtype=numpy.float32)
         cdef float[::1] triple = self._triple
         self.c.triple = &triple[0]
 
     def _triple_size(self, slots, over_p):
-        """The blocks' float count in a layout; in the current one, lays them
-        out (kind_base)."""
+        """The blocks' float count in a layout, and the first float of each
+        stored triple kind's (kind_base)."""
         block_side = self._layouts[over_p][1]
-        size = 0
+        size, base = 0, []
         for kind in range(R.X_N, R.X_N + R.N_STORED_TRIPLE):
-            if over_p == self.over_p:
-                self.c.kind_base[kind] = size
+            base.append(size)
             if block_side[kind] != 2:
                 size += slots[block_side[kind]] * self.c.n_rows[kind]
-        return size
+        return size, base
 
     def item_values(self, int kind, int a, int b, int x=-1):
         """The values by state of a stored item of the last sentence decoded
