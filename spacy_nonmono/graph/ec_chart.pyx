@@ -40,6 +40,9 @@ The hot loops are vectorised over one position:
   it reads, with p as the inner point). Hence the fill order: i from
   right to left, j from left to right.
 - The antecedents of the next split point are prefetched.
+- A kind computed where read is computed for the states the reading rule
+  uses only; its items read at one x (derived_values) are kept in a small
+  direct-mapped table, as several rules of one [i, j] read the same ones.
 Time and memory by length: docs/results/one_ec/README.md, hence the length
 guard of `1ec_arcs`. An ``EcChart`` keeps its buffers and grows them only
 for a longer sentence.
@@ -60,9 +63,46 @@ cdef extern from *:
     # A hint to load the cache line at address (a no-op on other compilers).
     void EC_PREFETCH(const void* address) nogil
 
+
+cdef extern from *:
+    """
+    #if defined(_MSC_VER)
+    #define EC_RESTRICT __restrict
+    #else
+    #define EC_RESTRICT __restrict__
+    #endif
+    static inline void ec_max_row(float* EC_RESTRICT out, float fixed,
+                                  const float* EC_RESTRICT m1,
+                                  const float* EC_RESTRICT m2, int width) {
+        int x;
+        float v;
+        if (m2) {
+            for (x = 0; x < width; x++) {
+                v = fixed + m1[x] + m2[x];
+                out[x] = v > out[x] ? v : out[x];
+            }
+        } else if (m1) {
+            for (x = 0; x < width; x++) {
+                v = fixed + m1[x];
+                out[x] = v > out[x] ? v : out[x];
+            }
+        } else {
+            for (x = 0; x < width; x++)
+                out[x] = fixed > out[x] ? fixed : out[x];
+        }
+    }
+    """
+    # out[x] = max(out[x], fixed + m1[x] + m2[x]) over x < width (m2 or both
+    # NULL: left out), in loops the compiler vectorises: out never overlaps
+    # the rows it reads (restrict: no overlap checks).
+    void max_row "ec_max_row" (float* out, float fixed, const float* m1, const float* m2,
+                               int width) nogil
+
 from . import ec_rules as R
 
 cdef enum:
+    MEMO_SLOTS = 4096           # 2 ** 12: part_values' hash keeps the top 12 bits
+    ALL_STATES = 0x3ff          # fill_side's results: every state, (1 << MAX_STATES) - 1
     MAX_PARTS = 4
     MAX_STATES = 10
     MAX_KINDS = 32
@@ -98,6 +138,8 @@ cdef struct RuleC:
     int n_first_states
     int* group_last[2]          # triple kinds: 1 on a row whose next row differs in
                                 # the states of the parts that read x or in the result
+    int need[2][MAX_PARTS][MAX_STATES + 1]  # the states a part's rows read: count, states
+    unsigned int need_mask[2][MAX_PARTS]    # the same as a bit mask
     int src[MAX_PARTS]          # rules with two split points: SRC_* by part,
     int inner[MAX_PARTS]        # the inner-point copy a SRC_INNER part reads,
     int two_index               # their index among such rules,
@@ -150,6 +192,11 @@ cdef struct ChartC:
     int* partial_p0
     int* partial_len
     float* gather               # SRC_GATHER rows: [(q * MAX_STATES + s) * N + p]
+    # The items of derived kinds read at one x, as computed last (several
+    # rules of one [i, j] read the same ones): a direct-mapped table of
+    # MEMO_SLOTS items by key (kind, a, b, x), -1 where empty.
+    long long* memo_key
+    float* memo_values          # [slot * MAX_STATES + s]
     float* derived_rows[2]      # fill_side's rows of a derived part that reads x,
                                 # by moving part: [s * width + x - x_lo]
     RuleC* rules
@@ -291,34 +338,17 @@ cdef inline void split_range(const RuleC* rule, int which, const int* sym,
         hi[0] = 0
 
 
-cdef inline void max_row(float* out, float fixed, const float* m1, const float* m2,
-                         int width) noexcept nogil:
-    """out[x] = max(out[x], fixed + m1[x] + m2[x]) over x < width (m2 or both
-    NULL: left out); loops the compiler vectorises."""
-    cdef int x
-    cdef float v
-    if m2 != NULL:
-        for x in range(width):
-            v = fixed + m1[x] + m2[x]
-            out[x] = v if v > out[x] else out[x]
-    elif m1 != NULL:
-        for x in range(width):
-            v = fixed + m1[x]
-            out[x] = v if v > out[x] else out[x]
-    else:
-        for x in range(width):
-            out[x] = fixed if fixed > out[x] else out[x]
-
-
 cdef void fill_side(const ChartC* c, int kind, int i, int j, int mirrored, int x_lo, int x_hi,
-                    float* best) noexcept nogil:
+                    float* best, unsigned int results) noexcept nogil:
     """Every item (kind, i, j, x) of a stored kind of triples with x in
     [x_lo, x_hi), all on one side of [i, j]: best[s * (x_hi - x_lo) + x - x_lo].
     The same candidates as `evaluate`, summed in the same order (the parts
     fixed over x, then those that read x), with x the innermost loop: a part
     that reads x is, state by state, a row of the arc table (or of its
     transpose) or a row of a stored block, contiguous over x. At most two
-    parts of a rule read x (checked at init)."""
+    parts of a rule read x (checked at init). Only the states in the bit
+    mask `results` are computed (the others are left -inf): where a kind is
+    computed for a rule, those the rule reads."""
     cdef int r, t, p, m, a, b, px, row, n_parts, stride, k, s
     cdef SplitIter splits
     cdef int width = x_hi - x_lo
@@ -363,7 +393,7 @@ cdef void fill_side(const ChartC* c, int kind, int i, int j, int mirrored, int x
                         # Its rows over the same x, computed here (its rules
                         # read no derived kind: checked at init).
                         fill_side(c, rule.part[p][0], a, b, mirrored, x_lo, x_hi,
-                                  c.derived_rows[m])
+                                  c.derived_rows[m], rule.need_mask[mirrored][p])
                         for s in range(MAX_STATES):
                             moving[m][s] = (&c.derived_rows[m][s * width]
                                             if c.row_of[rule.part[p][0]][s] >= 0 else NULL)
@@ -389,7 +419,7 @@ cdef void fill_side(const ChartC* c, int kind, int i, int j, int mirrored, int x
                 # group's best fixed sum.
                 fixed = group_fixed
                 group_fixed = -INFINITY
-                if fixed > -INFINITY:
+                if fixed > -INFINITY and (results >> combo[n_parts]) & 1:
                     if n_moving == 0:
                         max_row(&best[combo[n_parts] * width], fixed, NULL, NULL, width)
                     elif n_moving == 1:
@@ -512,7 +542,8 @@ cdef inline void locate_part(const ChartC* c, const RuleC* rule, int p, const in
 cdef inline void part_values(const ChartC* c, int kind, int a, int b, int x,
                              float* out) noexcept nogil:
     """The values by state of the edge a-b or of a stored item (kind, a, b, x)."""
-    cdef int s, stride
+    cdef int s, stride, slot_index
+    cdef long long key
     cdef const float* slot
     cdef const float* row
     if kind == K_EDGE:
@@ -523,13 +554,63 @@ cdef inline void part_values(const ChartC* c, int kind, int a, int b, int x,
         for s in range(3):
             out[s] = c.pair[((kind * c.N + a) * c.N + b) * 3 + s]
     elif c.derived[kind][x > b]:
-        # evaluate's sums are fill_side's (the parts fixed over x first).
-        evaluate(c, kind, a, b, x, out, -1, 0.0, NULL)
+        key = ((<long long>kind * c.N + a) * c.N + b) * c.N + x
+        slot_index = <int>((<unsigned long long>key * 11400714819323198485ULL) >> 52)
+        if c.memo_key[slot_index] != key:
+            derived_values(c, kind, a, b, x, &c.memo_values[slot_index * MAX_STATES])
+            c.memo_key[slot_index] = key
+        memcpy(out, &c.memo_values[slot_index * MAX_STATES], MAX_STATES * sizeof(float))
     else:
         slot = triple_slot(c, kind, a, b, x, &stride)
         for s in range(MAX_STATES):
             row = state_row(c, kind, slot, stride, s)
             out[s] = row[0] if row != NULL else -INFINITY
+
+
+cdef void derived_values(const ChartC* c, int kind, int a, int b, int x,
+                         float* out) noexcept nogil:
+    """The values by state of item (kind, a, b, x) of a kind computed where
+    read: its rules have no split point and read the edge x-b or a stored
+    item of the same (a, b, x) (checked at init). evaluate's sums (every
+    part reads x: in order), without its general split and part handling."""
+    cdef int r, p, q, s, t, pa, pb, px, row, stride, n_parts, part_kind
+    cdef int mirrored = x > b
+    cdef int sym[5]
+    cdef float val[MAX_PARTS][MAX_STATES]
+    cdef const float* slot
+    cdef const int* combo
+    cdef const int* need
+    cdef const RuleC* rule
+    cdef float v
+    for s in range(MAX_STATES):
+        out[s] = -INFINITY
+    set_symbols(c, sym, a, b, x, mirrored)
+    for r in range(c.first_rule[kind], c.first_rule[kind + 1]):
+        rule = &c.rules[r]
+        n_parts = rule.n_parts
+        for p in range(n_parts):
+            part_kind = rule.part[p][0]
+            locate_part(c, rule, p, sym, mirrored, &pa, &pb, &px)
+            if part_kind == K_EDGE:
+                val[p][c.pair_separate] = -INFINITY
+                val[p][c.pair_left] = c.arc[pa * c.N + pb]
+                val[p][c.pair_right] = c.arc[pb * c.N + pa]
+            else:
+                slot = triple_slot(c, part_kind, pa, pb, px, &stride)
+                need = rule.need[mirrored][p]
+                for q in range(need[0]):
+                    s = need[q + 1]
+                    val[p][s] = (slot[c.row_of[part_kind][s] * stride]
+                                 if c.row_of[part_kind][s] >= 0 else -INFINITY)
+        combo = rule.combos[mirrored]
+        for row in range(rule.n_combos[mirrored]):
+            v = 0.0
+            for p in range(n_parts):
+                v += val[p][combo[p]]
+            s = combo[n_parts]
+            if v > out[s]:
+                out[s] = v
+            combo += n_parts + 1
 
 
 cdef int fetch_parts(const ChartC* c, const RuleC* rule, const int* sym, int mirrored,
@@ -713,7 +794,8 @@ cdef inline int two_split_rows(const ChartC* c, const RuleC* rule, int* sym, int
             rows[q][s] = NULL
         if rule.src[q] == SRC_BLOCK_X and c.derived[rule.part[q][0]][x > b]:
             if compute:
-                fill_side(c, rule.part[q][0], a, b, x > b, p_lo, p_hi + 1, c.derived_rows[0])
+                fill_side(c, rule.part[q][0], a, b, x > b, p_lo, p_hi + 1, c.derived_rows[0],
+                          rule.need_mask[0][q])
                 for s in range(MAX_STATES):
                     if c.row_of[rule.part[q][0]][s] >= 0:
                         rows[q][s] = &c.derived_rows[0][s * (p_hi - p_lo + 1)]
@@ -811,11 +893,11 @@ cdef void fill(ChartC* c, float* side_best) noexcept nogil:
                     continue
                 if i > 0 and c.kind_side[kind] != 1 and (
                         not c.derived[kind][0] or has_inner_copy(c, kind, 0)):
-                    fill_side(c, kind, i, j, 0, 0, i, side_best)
+                    fill_side(c, kind, i, j, 0, 0, i, side_best, ALL_STATES)
                     store_side(c, kind, i, j, 0, i, side_best)
                 if j < c.n and c.kind_side[kind] != -1 and (
                         not c.derived[kind][1] or has_inner_copy(c, kind, 1)):
-                    fill_side(c, kind, i, j, 1, j + 1, N, side_best)
+                    fill_side(c, kind, i, j, 1, j + 1, N, side_best, ALL_STATES)
                     store_side(c, kind, i, j, j + 1, N, side_best)
             two_split_partial(c, i, j)
 
@@ -887,6 +969,9 @@ def _derived_sides(rules, over_p):
     kinds = {kind for kind in range(R.X_N, R.X_N + R.N_STORED_TRIPLE)
              if kind in splits and not any(splits[kind])}
     kinds -= {part[0] for rule in rules if rule.kind in kinds for part in rule.parts}
+    # derived_values reads the edge x-j or an item of the same [i, j; x].
+    assert all(part[0] == R.EDGE or part[1:] == ((R.I, 0), (R.J, 0), R.X)
+               for rule in rules if rule.kind in kinds for part in rule.parts)
     read_over_p = {(part[0], rule.sides[0][q], q) for rule in rules if len(rule.splits) == 2
                    for q, part in enumerate(rule.parts) if part[3] == R.P}
     read_over_x = {(part[0], rule.sides[o][q]) for rule in rules if len(rule.splits) == 1
@@ -919,7 +1004,7 @@ cdef class EcChart:
     cdef ChartC c
     cdef readonly object _pair, _triple, _inner
     cdef object _offset, _arc, _combos, _first, _n_states, _two_split, _two_split_rule
-    cdef object _partial, _gather, _layouts
+    cdef object _partial, _gather, _layouts, _memo_key, _memo_values
     cdef readonly bint regions
     cdef readonly bint over_p
     cdef public object memory_limit
@@ -969,6 +1054,12 @@ cdef class EcChart:
             for o in range(2):
                 table = numpy.asarray(rule.combos[o], dtype=numpy.int32).reshape(
                     -1, len(rule.parts) + 1)
+                for q in range(len(rule.parts)):
+                    need = sorted({int(state) for state in table[:, q]})
+                    self._rules[r].need[o][q][0] = len(need)
+                    for t, state in enumerate(need):
+                        self._rules[r].need[o][q][t + 1] = state
+                    self._rules[r].need_mask[o][q] = sum(1 << state for state in need)
                 self._rules[r].group_last[o] = NULL
                 if R.X_N <= rule.kind < R.X_N + R.N_STORED_TRIPLE:
                     # fill_side: rows that differ only in the fixed parts' states
@@ -1045,6 +1136,8 @@ cdef class EcChart:
         self._inner = numpy.zeros(0)
         self._partial = numpy.zeros(0)
         self._gather = numpy.zeros(0)
+        self._memo_key = numpy.empty(MEMO_SLOTS, dtype=numpy.longlong)
+        self._memo_values = numpy.empty(MEMO_SLOTS * MAX_STATES, dtype=numpy.float32)
 
     def _plan_two_split(self, rules):
         """Where each part of a rule with two split points reads its values
@@ -1258,6 +1351,11 @@ cdef class EcChart:
         self.c.gather = &gather[0]
         self.c.derived_rows[0] = &gather[MAX_PARTS * MAX_STATES * N]
         self.c.derived_rows[1] = &gather[(MAX_PARTS + 1) * MAX_STATES * N]
+        self._memo_key[:] = -1      # a new sentence
+        cdef long long[::1] memo_key = self._memo_key
+        cdef float[::1] memo_values = self._memo_values
+        self.c.memo_key = &memo_key[0]
+        self.c.memo_values = &memo_values[0]
         self.c.partial_off = &partial_off_view[0]
         self.c.partial_p0 = &partial_p0_view[0]
         self.c.partial_len = &partial_len_view[0]
