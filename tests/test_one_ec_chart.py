@@ -283,20 +283,33 @@ def test_rows_left_out_read_or_give_states_that_do_not_matter(regions):
 @pytest.mark.parametrize("regions", [False, True])
 def test_the_memory_limit_changes_no_item(regions):
     """Over the memory limit the chart computes the blocks the two-split
-    rules read over p (X_N_PLUS [k, j; p], ...) where it reads them: every
-    pair item, tree and score is the same, bit for bit; with less memory."""
+    rules read over p (X_N_PLUS [k, j; p], ...) where it reads them, all of
+    them or as many as the limit needs: every pair item, tree and score is
+    the same, bit for bit; with less memory."""
     from spacy_nonmono.graph import ec_rules as R
 
     blocks = EcChart(regions=regions, memory_limit=None)
     over_p = EcChart(regions=regions, memory_limit=0)
     n = 14
+    blocks._prepare(n + 1)
+    over_p._prepare(n + 1)
+    # Between the two: some blocks stored again, the first of STORE_FIRST.
+    some = EcChart(regions=regions,
+                   memory_limit=(blocks.buffer_bytes + 2 * over_p.buffer_bytes) / 3)
     for seed in range(2):
-        assert_same_decode(blocks, over_p, numpy.random.default_rng(seed).normal(size=(n + 1, n + 1)))
-        assert not blocks.over_p and over_p.over_p
+        arcs = numpy.random.default_rng(seed).normal(size=(n + 1, n + 1))
+        assert_same_decode(blocks, over_p, arcs)
+        assert_same_decode(blocks, some, arcs)
+        assert not blocks.over_p and over_p.over_p and some.over_p
+        assert not blocks.computed_blocks
+        assert set(some.computed_blocks) < set(over_p.computed_blocks)
+        assert some.buffer_bytes <= some.memory_limit
         upper = numpy.triu_indices(n + 1, 1)
         for kind in range(R.N_STORED_PAIR if regions else R.Q + 1):
             assert (blocks.pair_values(kind, n + 1)[upper]
                     == over_p.pair_values(kind, n + 1)[upper]).all()
+            assert (blocks.pair_values(kind, n + 1)[upper]
+                    == some.pair_values(kind, n + 1)[upper]).all()
     # The limit counts the buffers of the sentence at hand.
     blocks._prepare(101)
     over_p._prepare(101)

@@ -277,6 +277,14 @@ def _buffer_sizes(int n):
     return (G * N * N, G * N * N, N * N, N * N, N, N)
 
 
+def _working_bytes(int n):
+    """About what a decode allocates besides the buffers (copies of the
+    tables, index arrays, the root penalty's temporaries), which the memory
+    limit leaves room for: tracemalloc's peak less the buffers, 1.3-1.4 MB
+    at 88-100 words."""
+    return 160 * (n + 2) ** 2
+
+
 cdef class Ec3Chart:
     """The third-order 1EC chart, reusable across sentences."""
     cdef Tables t
@@ -285,8 +293,9 @@ cdef class Ec3Chart:
 
     def __init__(self, memory_limit=100e6):
         # memory_limit (bytes, None: none): where the buffers of a sentence
-        # would pass it, the regions' chart computes some of its blocks
-        # where it reads them (EcChart's over_p: less memory, more time).
+        # and its working arrays would pass it, the regions' chart computes
+        # some of its blocks where it reads them (EcChart's over_p: less
+        # memory, more time).
         self.memory_limit = memory_limit
         self._regions = EcChart(regions=True, memory_limit=None)
         self._buffers = None
@@ -300,6 +309,11 @@ cdef class Ec3Chart:
     def over_p(self) -> bool:
         """Whether the last sentence passed the memory limit (EcChart.over_p)."""
         return self._regions.over_p
+
+    @property
+    def computed_blocks(self):
+        """The regions' blocks computed where read (EcChart.computed_blocks)."""
+        return self._regions.computed_blocks
 
     def decode(self, scores, one_root=True):
         """(score, heads): the best 1EC tree under scores, float (n + 2,
@@ -347,7 +361,8 @@ cdef class Ec3Chart:
     def _decode(self, T, int n):
         cdef int N = n + 1, G = n + 2
         self._regions.memory_limit = (None if self.memory_limit is None else
-                                      self.memory_limit - 4 * sum(_buffer_sizes(n)))
+                                      self.memory_limit - 4 * sum(_buffer_sizes(n))
+                                      - _working_bytes(n))
         self._regions.fill(T[:N, :N, CROSSING])
         # REG over [l, r], l < r (the others are not set).
         reg = numpy.full((N, N, 3), -numpy.inf, dtype=numpy.float32)

@@ -20,9 +20,9 @@ The kinds built without a split point (X_N_PLUS, X_NEAR_PLUS, ...) are
 stored only on the sides where rules read the same rows again (X_LR's
 X_NEAR_PLUS for x right, INT0's C2 over p for x left); elsewhere they are
 computed where read, from the same interval's X_N or X_NEAR. A sentence
-whose buffers would pass `memory_limit` has them computed where read
-everywhere (ChartC.derived: at 100 words, a quarter less memory and a
-fifth more time).
+whose buffers would pass `memory_limit` has some of them computed where
+read on the other sides too (ChartC.derived), as few as the limit allows,
+those that save the least time per byte first (STORE_FIRST).
 
 The hot loops are vectorised over one position:
 - A block of items [i, j; x] holds each state as a row over x, so the items
@@ -573,7 +573,7 @@ cdef void derived_values(const ChartC* c, int kind, int a, int b, int x,
     read: its rules have no split point and read the edge x-b or a stored
     item of the same (a, b, x) (checked at init). evaluate's sums (every
     part reads x: in order), without its general split and part handling."""
-    cdef int r, p, q, s, t, pa, pb, px, row, stride, n_parts, part_kind
+    cdef int r, p, q, s, pa, pb, px, row, stride, n_parts, part_kind
     cdef int mirrored = x > b
     cdef int sym[5]
     cdef float val[MAX_PARTS][MAX_STATES]
@@ -592,9 +592,7 @@ cdef void derived_values(const ChartC* c, int kind, int a, int b, int x,
             part_kind = rule.part[p][0]
             locate_part(c, rule, p, sym, mirrored, &pa, &pb, &px)
             if part_kind == K_EDGE:
-                val[p][c.pair_separate] = -INFINITY
-                val[p][c.pair_left] = c.arc[pa * c.N + pb]
-                val[p][c.pair_right] = c.arc[pb * c.N + pa]
+                part_values(c, K_EDGE, pa, pb, px, val[p])
             else:
                 slot = triple_slot(c, part_kind, pa, pb, px, &stride)
                 need = rule.need[mirrored][p]
@@ -960,9 +958,9 @@ def _derived_sides(rules, over_p):
     computed. Not on the sides a rule with split points reads as rows over
     x (X_LR's X_NEAR_PLUS [k, j; x], x > j: the same rows for every i < k)
     or a two-split rule reads as a block over p (C2's X_N_PLUS [k, j; p],
-    p < k: the same for every i < p), but with over_p, where they are
-    computed for each i (at 100 words a quarter less memory, a fifth more
-    time)."""
+    p < k: the same for every i < p), but with over_p: every side that can
+    be computed where read, then computed for each i (more time, less
+    memory; EcChart._prepare stores some again, as the limit allows)."""
     splits = {}
     for rule in rules:
         splits.setdefault(rule.kind, []).append(len(rule.splits))
@@ -979,10 +977,18 @@ def _derived_sides(rules, over_p):
                    for q, part in enumerate(rule.parts) if part[3] == R.X}
     derived = {(kind, side) for kind in kinds for side in (0, 1)}
     if over_p:
-        # two_split_rows computes one such part per rule: the last.
+        # One such part per rule: two_split_rows computes it into one scratch.
         assert all(q == 3 for kind, side, q in read_over_p if (kind, side) in derived)
         return derived
     return derived - {(kind, side) for kind, side, q in read_over_p} - read_over_x
+
+
+# Over the memory limit, the blocks stored again as far as the limit allows,
+# in this order: the most time saved per byte first (instructions of a fill
+# at 50 words with each stored, docs/results/one_ec). Any other such block
+# comes after them.
+STORE_FIRST = ((R.X_NEAR_PLUS, 1), (R.X_NEAR_PLUS_COV, 0), (R.X_NEAR_PLUS_NE, 1),
+               (R.X_NEAR_PLUS, 0), (R.X_N_EDGE, 0), (R.X_N_PLUS, 0))
 
 
 def _checked_arcs(arc_scores):
@@ -1004,7 +1010,8 @@ cdef class EcChart:
     cdef ChartC c
     cdef readonly object _pair, _triple, _inner
     cdef object _offset, _arc, _combos, _first, _n_states, _two_split, _two_split_rule
-    cdef object _partial, _gather, _layouts, _memo_key, _memo_values
+    cdef object _partial, _gather, _memo_key, _memo_values
+    cdef object _full_derived, _optional, _derived
     cdef readonly bint regions
     cdef readonly bint over_p
     cdef public object memory_limit
@@ -1019,8 +1026,8 @@ cdef class EcChart:
         # regions=True adds the region kinds of the third-order chart
         # (ec_rules.region_rules; REG [i, j] by item_values).
         # memory_limit (bytes, None: none): a sentence whose buffers would
-        # pass it has the blocks rules read over x or p computed where read
-        # (over_p: at 100 words a quarter less memory, a fifth more time).
+        # pass it has some of the blocks rules read over x or p computed
+        # where read (over_p; as few as the limit allows, STORE_FIRST).
         self.regions = regions
         self.memory_limit = memory_limit
         if prune:
@@ -1100,18 +1107,13 @@ cdef class EcChart:
             self.c.stored[kind] = kind in built
             self.c.kind_side[kind] = (1 if kind in R.RIGHT_ONLY
                                       else -1 if kind in R.LEFT_ONLY else 0)
-        # The two layouts, by over_p: (derived kind and side, block_side by kind).
-        self._layouts = {}
-        for over_p in (False, True):
-            derived = _derived_sides(rules, over_p)
-            block_side = []
-            for kind in range(len(R.KIND_NAMES)):
-                blocks = {side for side in (0, 1) if (kind, side) not in derived
-                          and self.c.kind_side[kind] != (1, -1)[side]}
-                block_side.append(0 if blocks == {0, 1} else -1 if blocks == {0}
-                                  else 1 if blocks == {1} else 2)
-            self._layouts[over_p] = (derived, block_side)
-        self._set_layout(False)
+        # The layouts: every block stored but those computed where read in
+        # any case, and over the limit, without some of the _optional blocks.
+        self._full_derived = frozenset(_derived_sides(rules, False))
+        optional = _derived_sides(rules, True) - self._full_derived
+        self._optional = [block for block in STORE_FIRST if block in optional] + sorted(
+            optional - set(STORE_FIRST))
+        self._set_layout(self._full_derived)
         possible = R.possible_states(rule_set) if prune else None
         for kind in range(R.X_N, R.X_N + R.N_STORED_TRIPLE):
             stored = set(range(R.N_TRIPLE_STATES)) if kind in built else set()
@@ -1199,14 +1201,33 @@ cdef class EcChart:
             for s in range(MAX_STATES):
                 self.c.inner_row_of[ic][s] = kept.index(s) if s in kept else -1
 
-    def _set_layout(self, over_p):
+    def _block_sides(self, derived):
+        """By kind, the sides stored as blocks when the (kind, side) in
+        `derived` are computed where read: 0 both, -1 left, 1 right, 2 none."""
+        block_side = []
+        for kind in range(len(R.KIND_NAMES)):
+            blocks = {side for side in (0, 1) if (kind, side) not in derived
+                      and self.c.kind_side[kind] != (1, -1)[side]}
+            block_side.append(0 if blocks == {0, 1} else -1 if blocks == {0}
+                              else 1 if blocks == {1} else 2)
+        return block_side
+
+    def _set_layout(self, derived):
         """Which sides of which kinds have blocks (ChartC.derived, block_side)."""
-        self.over_p = over_p
-        derived, block_side = self._layouts[over_p]
+        self._derived = frozenset(derived)
+        self.over_p = self._derived != self._full_derived
+        block_side = self._block_sides(derived)
         for kind in range(len(R.KIND_NAMES)):
             for side in (0, 1):
                 self.c.derived[kind][side] = (kind, side) in derived
             self.c.block_side[kind] = block_side[kind]
+
+    @property
+    def computed_blocks(self):
+        """The blocks of the last sentence computed where read because of
+        the memory limit: "kind:side" (0 left, 1 right of the item)."""
+        return sorted(f"{R.KIND_NAMES[kind]}:{side}"
+                      for kind, side in self._derived - self._full_derived)
 
     def __dealloc__(self):
         if self._rules != NULL:
@@ -1360,11 +1381,17 @@ cdef class EcChart:
         self.c.partial_p0 = &partial_p0_view[0]
         self.c.partial_len = &partial_len_view[0]
         # The blocks: all of them if they fit memory_limit with the rest,
-        # else without those computed where read over x or p (slower).
-        over_p = (self.memory_limit is not None
-                  and other_bytes + 4 * self._triple_size(slots, False)[0] > self.memory_limit)
-        self._set_layout(over_p)
-        size, base = self._triple_size(slots, over_p)
+        # else without the optional ones but as many as fit, in their order.
+        derived = set(self._full_derived)
+        if self.memory_limit is not None and \
+                other_bytes + 4 * self._triple_size(slots, derived)[0] > self.memory_limit:
+            derived.update(self._optional)
+            for block in self._optional:
+                if other_bytes + 4 * self._triple_size(slots, derived - {block})[0] \
+                        <= self.memory_limit:
+                    derived.discard(block)
+        self._set_layout(derived)
+        size, base = self._triple_size(slots, derived)
         for kind in range(R.X_N, R.X_N + R.N_STORED_TRIPLE):
             self.c.kind_base[kind] = base[kind - R.X_N]
         if self._triple.size < max(1, size):
@@ -1372,10 +1399,10 @@ cdef class EcChart:
         cdef float[::1] triple = self._triple
         self.c.triple = &triple[0]
 
-    def _triple_size(self, slots, over_p):
-        """The blocks' float count in a layout, and the first float of each
-        stored triple kind's (kind_base)."""
-        block_side = self._layouts[over_p][1]
+    def _triple_size(self, slots, derived):
+        """The blocks' float count in a layout (the blocks computed where
+        read), and the first float of each stored triple kind's (kind_base)."""
+        block_side = self._block_sides(derived)
         size, base = 0, []
         for kind in range(R.X_N, R.X_N + R.N_STORED_TRIPLE):
             base.append(size)
