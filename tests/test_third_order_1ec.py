@@ -197,12 +197,21 @@ def test_cost_augmented_decoding_equals_brute_force(cost_weight):
 
 
 def test_a_100_word_sentence_fits_in_100_mb():
-    """The issue's budget, met by the default memory limit: the regions'
-    chart computes some blocks where it reads them at this length."""
+    """The issue's budget, met by the default memory limit, buffers and
+    peak: the regions' chart computes some blocks where it reads them at
+    this length."""
+    import tracemalloc
+
     T = random_table(numpy.random.default_rng(100), 100, ties=False)
     chart = Ec3Chart()
-    score, heads = chart.decode(T)
-    assert chart.over_p and chart.buffer_bytes < 100e6
+    tracemalloc.start()
+    try:
+        score, heads = chart.decode(T)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert chart.over_p and chart.computed_blocks and chart.buffer_bytes < 100e6
+    assert peak < 100e6
     assert list(heads).count(0) == 1 and is_one_endpoint_crossing(list(heads))
 
 
