@@ -1013,7 +1013,6 @@ cdef class EcChart:
     cdef object _partial, _gather, _memo_key, _memo_values
     cdef object _full_derived, _optional, _derived
     cdef readonly bint regions
-    cdef readonly bint over_p
     cdef public object memory_limit
     cdef RuleC* _rules
 
@@ -1215,12 +1214,17 @@ cdef class EcChart:
     def _set_layout(self, derived):
         """Which sides of which kinds have blocks (ChartC.derived, block_side)."""
         self._derived = frozenset(derived)
-        self.over_p = self._derived != self._full_derived
         block_side = self._block_sides(derived)
         for kind in range(len(R.KIND_NAMES)):
             for side in (0, 1):
                 self.c.derived[kind][side] = (kind, side) in derived
             self.c.block_side[kind] = block_side[kind]
+
+    @property
+    def over_p(self):
+        """Whether the last sentence passed the memory limit: some blocks
+        were computed where read (computed_blocks)."""
+        return self._derived != self._full_derived
 
     @property
     def computed_blocks(self):
