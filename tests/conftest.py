@@ -9,9 +9,17 @@
   treebanks (``../shared/data/ud`` next to the repository, or the directory in
   the SPACY_NONMONO_UD_DIR environment variable). Tests that use it skip when
   the data is absent.
+- Tiers: tests marked ``slow`` (exhaustive searches on real sentences or
+  large cases, clusters, whole commands that train) are left out of the
+  default run (``addopts`` in pyproject.toml); ``-m slow`` runs them alone.
+  docs/contributing.md says which tier a test belongs in.
+- ``run_command``: a command of the command line, run in this process.
 """
+import contextlib
 import functools
+import io
 import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -134,6 +142,67 @@ def lab_env():
     the repository root on PYTHONPATH."""
     path = os.environ.get("PYTHONPATH")
     return dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT)] + ([path] if path else [])))
+
+
+@contextlib.contextmanager
+def working_directory(path):
+    """Run the block from the folder path, as a subprocess with cwd=path."""
+    before = os.getcwd()
+    os.chdir(path)
+    try:
+        yield
+    finally:
+        os.chdir(before)
+
+
+def run_command(*args, cwd, lab=False, check=False):
+    """Run a command of `python -m spacy_nonmono` (lab=True: of the lab's
+    `python -m benchmarks`) in this process, from the folder cwd: what a
+    subprocess would give (returncode, stdout, stderr as a CompletedProcess;
+    with check=True a non-zero status fails the test, showing stderr) without
+    paying Python's and spaCy's start-up for each call. The entry points
+    themselves (console script, `python -m`, a closed stdout) keep their own
+    subprocess tests in test_cli_errors.py."""
+    if lab:
+        from benchmarks import main
+
+        prog = "python -m benchmarks"
+    else:
+        from spacy_nonmono.cli import main
+
+        prog = "python -m spacy_nonmono"
+    argv = [str(arg) for arg in args]
+    stdout, stderr = io.StringIO(), io.StringIO()
+    with working_directory(cwd), contextlib.redirect_stdout(stdout), \
+            contextlib.redirect_stderr(stderr):
+        try:
+            status = main(argv, prog=prog)
+        except SystemExit as stop:   # argparse: --help, --version, usage errors
+            status = stop.code if isinstance(stop.code, int) else int(stop.code is not None)
+    result = subprocess.CompletedProcess([prog, *argv], status, stdout.getvalue(),
+                                         stderr.getvalue())
+    assert not check or status == 0, (status, result.stderr)
+    return result
+
+
+def run_spacy(*args, cwd):
+    """`python -m spacy ARGS` from the folder cwd, run in this process
+    through spaCy's own command line app (typer's test runner): the
+    CompletedProcess, its stdout holding what the command printed."""
+    from spacy.cli import app
+    from typer.testing import CliRunner
+
+    argv = [str(arg) for arg in args]
+    with working_directory(cwd):
+        result = CliRunner().invoke(app, argv)
+    stderr = ""
+    if result.exception is not None and not isinstance(result.exception, SystemExit):
+        import traceback
+
+        stderr = "".join(traceback.format_exception(*result.exc_info))
+    return subprocess.CompletedProcess(["python -m spacy", *argv], result.exit_code,
+                                       result.output, stderr)
+
 
 SMALL_MODEL = {
     "@architectures": "spacy_nonmono.NonMonoParserModel.v1",

@@ -679,6 +679,7 @@ def test_random_move_sequences_terminate(name):
 
 # ----------------------------------------------------------- real sentences
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", SYSTEMS)
 def test_dynamic_oracle_on_ud_sentences(name, ud_sentences):
     rng = random.Random(1234)

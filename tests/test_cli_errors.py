@@ -5,6 +5,10 @@ stderr, exit status 2, no traceback; and the command line's own promises
 Gold problems and bad output paths are found before any pipeline is
 loaded: the evaluate cases give a pipeline that does not exist, so an error
 about the gold file or an output path shows that it was checked first.
+
+The commands run in this process (`run_command`); the entry points
+themselves (`python -m`, the console script, a closed stdout) run in
+subprocesses at the end.
 """
 import argparse
 import filecmp
@@ -16,22 +20,26 @@ from pathlib import Path
 
 import pytest
 
-from conftest import LAB, lab_env
+from conftest import LAB, lab_env, run_command
 
 ROOT = Path(__file__).resolve().parents[1]
 NO_PIPELINE = "no-such-pipeline"
 PRODUCT = (sys.executable, "-m", "spacy_nonmono")
 
 
-def run_cli(*args, cwd, prog=PRODUCT, env=None):
-    return subprocess.run([*prog, *map(str, args)], capture_output=True, text=True, cwd=cwd,
-                          env=env)
+def run_cli(*args, cwd):
+    return run_command(*args, cwd=cwd)
 
 
 def run_lab(*args, cwd):
     """run_cli for a command of the lab, `python -m benchmarks` (the same
     error handling: `spacy_nonmono.cli.main`)."""
-    return run_cli(*args, cwd=cwd, prog=LAB, env=lab_env())
+    return run_command(*args, cwd=cwd, lab=True)
+
+
+def run_process(*args, cwd, prog=PRODUCT):
+    """A command in a subprocess: for what only a real process shows."""
+    return subprocess.run([*prog, *map(str, args)], capture_output=True, text=True, cwd=cwd)
 
 
 def assert_error(result, *fragments):
@@ -190,17 +198,20 @@ def test_speed_rejects_spacy_gold(tmp_path):
 
 
 def test_version_and_program_names(tmp_path):
+    """The two entry points, as processes: `python -m spacy_nonmono` and the
+    console script, each naming itself in its usage line."""
     from spacy_nonmono import __version__
 
-    result = run_cli("--version", cwd=tmp_path)
+    result = run_process("--version", cwd=tmp_path)
     assert result.returncode == 0 and result.stdout.strip() == f"spacy-nonmono {__version__}"
     assert __version__ == "0.1.0"
+    assert run_cli("--version", cwd=tmp_path).stdout == result.stdout
     usage = run_cli("evaluate", "--help", cwd=tmp_path).stdout
     assert usage.startswith("usage: python -m spacy_nonmono evaluate")
     script = Path(sys.executable).parent / "spacy-nonmono"
     if not script.exists():
         pytest.skip("the spacy-nonmono console script is not installed next to python")
-    result = run_cli("evaluate", "--help", cwd=tmp_path, prog=(str(script),))
+    result = run_process("evaluate", "--help", cwd=tmp_path, prog=(str(script),))
     assert result.returncode == 0 and result.stdout.startswith("usage: spacy-nonmono evaluate")
 
 
@@ -232,8 +243,8 @@ def test_product_and_lab_commands():
     assert all(name in listed for name in PRODUCT_COMMANDS)
     assert not any(name in listed for name in LAB_COMMANDS)
     assert run_cli("workflow", "--help", cwd=ROOT).returncode == 2
-    usage = run_lab("workflow", "--help", cwd=ROOT).stdout
-    assert usage.startswith("usage: python -m benchmarks workflow")
+    usage = run_process("workflow", "--help", cwd=ROOT, prog=LAB)
+    assert usage.stdout.startswith("usage: python -m benchmarks workflow"), usage.stderr
 
 
 def test_the_lab_is_not_packaged():
@@ -416,6 +427,7 @@ def test_evaluate_into_a_closed_pipe_writes_its_files(parser_pipeline, tmp_path)
         assert len((tmp_path / "pred.conllu").read_text().strip().split("\n\n")) == 3
 
 
+@pytest.mark.slow
 def test_evaluate_into_head(parser_pipeline, tmp_path):
     """`| head -1` as users type it: the first line of the table, the JSON
     complete, nothing on stderr, whether or not the table was sent before
@@ -432,6 +444,7 @@ def test_evaluate_into_head(parser_pipeline, tmp_path):
         assert json.loads((tmp_path / "scores.json").read_text())["words"] == 2
 
 
+@pytest.mark.slow
 def test_oracle_moves_into_a_closed_pipe_writes_its_json(tmp_path):
     """The other commands end the same way and write their files first too."""
     (tmp_path / "gold.conllu").write_text(VALID, encoding="utf8")

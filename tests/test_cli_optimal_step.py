@@ -2,11 +2,9 @@
 sections 8.1-8.2) on the shipped sample: JSON written and consistent, tables
 on stdout, bad input one `error:` line and exit status 2."""
 import json
-import subprocess
-import sys
 
 from benchmarks import main
-from conftest import LAB, SAMPLE, lab_env
+from conftest import SAMPLE, run_command
 from spacy_nonmono.evaluation import read_gold
 from spacy_nonmono.evaluation.conllu_eval import gold_tree
 from spacy_nonmono.graph import is_projective
@@ -127,7 +125,7 @@ def test_argparse_errors():
     """A value argparse cannot read: exit status 2, usage and one error line."""
     for args in (["optimal-step-timing", str(DEV), "--sentences", "many"],
                  ["projectivization"]):
-        result = subprocess.run([*LAB, *args], capture_output=True, text=True, env=lab_env())
+        result = run_command(*args, cwd=SAMPLE, lab=True)
         assert result.returncode == 2
         errors = [line for line in result.stderr.splitlines() if "error:" in line]
         assert len(errors) == 1 and "Traceback" not in result.stderr

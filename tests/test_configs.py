@@ -1,14 +1,12 @@
 """The shipped training configs: filled, accepted by `spacy debug config` and
 `spacy debug data` as shipped, selecting model-best by the same dev metric;
-and `init-config`, which makes such a config for another system."""
-import subprocess
-import sys
-
+and `init-config`, which makes such a config for another system. The
+commands run in this process (spaCy's through its own command line app)."""
 import pytest
 from spacy.tokens import DocBin
 from spacy.util import load_config, load_model_from_config
 
-from conftest import ROOT, sample_docs
+from conftest import ROOT, run_command, run_spacy, sample_docs
 from spacy_nonmono.configs import config_path, config_text, fill, filled_config
 from spacy_nonmono.pipeline.parser import parser_score
 
@@ -61,8 +59,7 @@ def corpora(tmp_path_factory):
 
 
 def spacy_cli(*args, cwd):
-    return subprocess.run([sys.executable, "-m", "spacy", *map(str, args)], capture_output=True,
-                          text=True, cwd=cwd)
+    return run_spacy(*args, cwd=cwd)
 
 
 @pytest.mark.parametrize("name", SHIPPED)
@@ -73,8 +70,7 @@ def test_spacy_debug_accepts_shipped_configs(name, command, corpora, tmp_path):
 
 
 def nonmono_cli(*args, cwd):
-    return subprocess.run([sys.executable, "-m", "spacy_nonmono", *map(str, args)],
-                          capture_output=True, text=True, cwd=cwd)
+    return run_command(*args, cwd=cwd)
 
 
 def test_init_config_writes_a_filled_config_spacy_accepts(corpora, tmp_path):

@@ -5,8 +5,6 @@ trained on the sample (tests/data/saved_pipelines), saves, loads and pickles;
 the `ensemble` command builds a pipeline that `evaluate` scores."""
 import pickle
 import random
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -15,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from spacy.tokens import Doc
 
-from conftest import SAMPLE, WORDS, random_heads, scaled, tree_ok
+from conftest import SAMPLE, WORDS, random_heads, run_command, scaled, tree_ok
 from spacy_nonmono.graph import check_gold_tree
 from spacy_nonmono.pipeline.ensemble import arc_structure, build_ensemble, reparse, vote
 
@@ -188,16 +186,12 @@ def test_bad_settings_are_clear_errors(tmp_path):
 
 def test_the_command_builds_an_ensemble_that_evaluate_scores(tmp_path):
     out = tmp_path / "ensemble"
-    cli = [sys.executable, "-m", "spacy_nonmono"]
-    made = subprocess.run([*cli, "ensemble", out, GREEDY, GLOBAL, GREEDY], capture_output=True,
-                          text=True)
-    assert made.returncode == 0, made.stderr
+    made = run_command("ensemble", out, GREEDY, GLOBAL, GREEDY, cwd=tmp_path, check=True)
     assert "saved the ensemble" in made.stdout
     gold = SAMPLE / "en_ewt-sample-dev.conllu"
-    ensemble = subprocess.run([*cli, "evaluate", out, gold], capture_output=True, text=True)
-    member = subprocess.run([*cli, "evaluate", GREEDY, gold], capture_output=True, text=True)
-    assert ensemble.returncode == 0, ensemble.stderr
+    ensemble = run_command("evaluate", out, gold, cwd=tmp_path, check=True)
+    member = run_command("evaluate", GREEDY, gold, cwd=tmp_path, check=True)
     # Two greedy votes of three: the greedy member's scores.
     assert ensemble.stdout == member.stdout
-    again = subprocess.run([*cli, "ensemble", out, GREEDY], capture_output=True, text=True)
+    again = run_command("ensemble", out, GREEDY, cwd=tmp_path)
     assert again.returncode == 2 and "not empty" in again.stderr

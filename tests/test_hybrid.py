@@ -236,6 +236,7 @@ def check_oracle(system, rsys, state, cfg, gold_heads, gold_labels, memo, reach_
 
 # ------------------------------------------------------------ the reference
 
+@pytest.mark.slow
 @settings(max_examples=scaled(20))
 @given(tree=gold_trees(max_words=5), n_labels=st.integers(1, 3), seed=seeds)
 def test_reference_canonical_search_equals_full_search(tree, n_labels, seed):
@@ -635,6 +636,7 @@ def test_ud_sentences(name, ud_sentences):
 CHART_COVERAGE = {"got_proiel": (78.42, 97.25), "hu_szeged": (79.01, 98.35)}
 
 
+@pytest.mark.slow
 def test_static_oracle_on_ud_training_sets():
     """Every sentence of the Gothic, Hungarian and Latin training sets ends
     in 2n moves with a tree; mh3 rebuilds exactly the projective ones; mh4

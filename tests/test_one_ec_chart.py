@@ -73,6 +73,7 @@ def test_best_score_equals_brute_force(n, ties, chart):
         assert any((heads == tree).all() for tree in argmaxes)
 
 
+@pytest.mark.slow
 def test_seven_words_against_brute_force():
     rng = numpy.random.default_rng(7)
     for _ in range(scaled(5)):

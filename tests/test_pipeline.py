@@ -342,6 +342,7 @@ def test_load_time_context_change_is_refused(train_examples, tmp_path):
     assert loaded.config["components"]["nonmono_parser"]["system_options"] == {"shift_probability": 0.5}
 
 
+@pytest.mark.slow
 def test_multiprocessing_under_spawn(trained, saved_pipeline, tmp_path):
     """nlp.pipe(n_process=2) with the spawn start method (the default on
     macOS and Windows) pickles the pipeline: same parses as one process."""

@@ -94,6 +94,7 @@ def test_toy_structure_trains_and_parses_projective_trees(toy_plugins, examples)
         assert tree_ok(doc)
 
 
+@pytest.mark.slow
 def test_spacy_train_with_plugins_from_code(tmp_path):
     """`spacy train --code` with the shipped config, switched to each plug-in
     by overrides alone (the global one with the decoder's default model)."""

@@ -2,9 +2,6 @@
 construction: for models that predict garbage (random weights) on random docs
 of 1 to 600 words, with and without preset sentences, cut into windows or
 not, for every system; and CoNLL-U written by `evaluate --output` is valid."""
-import subprocess
-import sys
-
 import conllu
 import numpy
 import pytest
@@ -13,7 +10,7 @@ from hypothesis import strategies as st
 from spacy.tokens import Doc
 from spacy.training import Example
 
-from conftest import ROOT, SAMPLE, WORDS, make_nlp, sample_docs, scaled
+from conftest import ROOT, SAMPLE, WORDS, make_nlp, run_command, sample_docs, scaled
 
 
 def random_model_pipeline(system, seed, **config):
@@ -109,11 +106,8 @@ def test_evaluate_output_is_valid_conllu(tmp_path):
     nlp.to_disk(tmp_path / "pipeline")
     output = tmp_path / "pred.conllu"
     gold = SAMPLE / "en_ewt-sample-test.conllu"
-    result = subprocess.run(
-        [sys.executable, "-m", "spacy_nonmono", "evaluate", str(tmp_path / "pipeline"),
-         str(gold), "--output", str(output)],
-        cwd=ROOT, capture_output=True, text=True)
-    assert result.returncode == 0, result.stderr
+    run_command("evaluate", tmp_path / "pipeline", gold, "--output", output, cwd=ROOT,
+                check=True)
     assert conllu_problems(output) == []
     assert len(conllu.parse(output.read_text(encoding="utf8"))) == \
         len(conllu.parse(gold.read_text(encoding="utf8")))

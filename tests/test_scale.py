@@ -1,7 +1,9 @@
 """Parsing at scale as users do it: the Dask recipe (spacy_nonmono.distributed:
 the pipeline loaded once per worker of a 2-worker local cluster) parses
-10,000 sentences exactly as nlp.pipe does; the component parses when its
-weights arrive read-only (as Ray's object store hands them out)."""
+10,000 sentences exactly as nlp.pipe does (slow tier; its partitions and
+their order are checked in the fast tier with a client that runs each task
+at once); the component parses when its weights arrive read-only (as Ray's
+object store hands them out)."""
 import pickle
 
 import pytest
@@ -43,6 +45,51 @@ def test_parses_with_read_only_weights(decoding, examples):
     assert arcs(shipped.pipe([Doc(shipped.vocab, words=w) for w in words])) == expected
 
 
+class InlineClient:
+    """The part of a dask.distributed.Client the recipe uses, running each
+    task at once in this process: its submissions are recorded."""
+
+    def __init__(self):
+        self.submitted = []
+
+    def submit(self, function, *args, pure=True):
+        assert pure is False      # each partition is parsed, never taken from a cache
+        self.submitted.append(args)
+        return function(*args)
+
+    def gather(self, futures):
+        return list(futures)
+
+
+def test_dask_recipe_partitions_in_order(examples, tmp_path):
+    """Partitions of partition_size texts (raw strings or word lists), the
+    pipeline loaded once per process, the docs back in input order on the
+    given vocab, parsed as nlp.pipe parses them."""
+    from spacy_nonmono.distributed import parse_on_dask, worker_pipeline
+
+    nlp = make_nlp()
+    nlp.initialize(lambda: examples)
+    nlp.to_disk(tmp_path / "pipeline")
+    words = [[t.text for t in eg.reference] for eg in examples[:9]]
+    texts = words + ["A raw text . It has two sentences ."]
+    loaded = spacy.load(tmp_path / "pipeline")
+    expected = arcs(loaded.pipe([Doc(loaded.vocab, words=w) for w in words] + texts[-1:]))
+    client = InlineClient()
+    worker_pipeline.cache_clear()
+    docs = parse_on_dask(client, tmp_path / "pipeline", texts, partition_size=4, batch_size=3,
+                         vocab=loaded.vocab)
+    path = str((tmp_path / "pipeline").resolve())
+    assert [(args[0], len(args[1]), args[2]) for args in client.submitted] == \
+        [(path, 4, 3), (path, 4, 3), (path, 2, 3)]
+    assert worker_pipeline.cache_info().misses == 1
+    assert [[t.text for t in doc] for doc in docs[:-1]] == words
+    assert docs[-1].text == texts[-1] and all(doc.vocab is loaded.vocab for doc in docs)
+    assert arcs(docs) == expected
+    with pytest.raises(ValueError, match="partition_size must be at least 1"):
+        parse_on_dask(client, tmp_path / "pipeline", texts, partition_size=0)
+
+
+@pytest.mark.slow
 def test_dask_recipe_parses_as_nlp_pipe(examples, tmp_path):
     distributed = pytest.importorskip("dask.distributed")
     from spacy_nonmono.distributed import parse_on_dask

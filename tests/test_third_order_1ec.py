@@ -93,6 +93,7 @@ def test_the_interpreter_finds_the_best_first_order_1ec_tree(n):
         assert value == pytest.approx(best, abs=1e-9)
 
 
+@pytest.mark.slow
 def test_seven_words_against_brute_force():
     # 92,344 1EC trees; the table indices of each tree's terms as one array.
     n = 7
@@ -121,7 +122,7 @@ OVER_P_CHART = Ec3Chart(memory_limit=0)
 
 
 @pytest.mark.parametrize("chart", [CHART, OVER_P_CHART], ids=["blocks", "over_p"])
-@pytest.mark.parametrize("n", [1, 2, 3, 4, 5, 6, 7])
+@pytest.mark.parametrize("n", [1, 2, 3, 4, 5, 6, pytest.param(7, marks=pytest.mark.slow)])
 def test_cython_chart_equals_brute_force(n, chart):
     trees, terms = scored_trees(n)
     tree_set = set(trees)

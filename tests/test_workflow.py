@@ -1,8 +1,6 @@
 """The command line tools on a tiny pipeline: evaluate, speed, compare."""
 import json
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -12,7 +10,7 @@ from spacy.training import Example
 
 from benchmarks.compare import (comparison_table, sentence_length_table, summarize, verdict,
                                 write_plots)
-from conftest import LAB, lab_env
+from conftest import run_command
 from spacy_nonmono.evaluation import read_conllu
 from spacy_nonmono.evaluation.conllu_eval import gold_tree
 
@@ -20,16 +18,16 @@ ROOT = Path(__file__).resolve().parents[1]
 TEST_CONLLU = ROOT / "assets" / "sample" / "en_ewt-sample-test.conllu"
 
 
-def cli(*args, cwd, check=True, prog=(sys.executable, "-m", "spacy_nonmono"), env=None):
-    """stdout of a successful command; with check=False, the CompletedProcess."""
-    result = subprocess.run([*prog, *map(str, args)], check=check, capture_output=True,
-                            text=True, cwd=cwd, env=env)
+def cli(*args, cwd, check=True, lab=False):
+    """stdout of a successful command (run in this process); with
+    check=False, the CompletedProcess."""
+    result = run_command(*args, cwd=cwd, lab=lab, check=check)
     return result.stdout if check else result
 
 
 def lab(*args, cwd, check=True):
     """cli for a command of the lab, `python -m benchmarks`."""
-    return cli(*args, cwd=cwd, check=check, prog=LAB, env=lab_env())
+    return cli(*args, cwd=cwd, check=check, lab=True)
 
 
 @pytest.fixture(scope="module")
@@ -240,6 +238,7 @@ def test_workflow_evaluate_and_compare(tiny_pipeline, tmp_path):
     assert row.endswith(f"| {per_word:.2f} ± 0.00 | {per_word / static:.2f}x ± 0.00x | 2 ± 1 |")
 
 
+@pytest.mark.slow
 def test_workflow_builds_and_evaluates_an_ensemble(tiny_pipeline, tmp_path):
     """"A&B" is the ensemble of the runs A and B: train builds it from their
     models (and says which are missing), evaluate scores it; "A&B@mh4_arcs"
@@ -658,6 +657,7 @@ def test_stored_results_use_valid_names():
     assert [name for name in sorted(names) if not _parses(name)] == []
 
 
+@pytest.mark.slow
 def test_train_speed_command(tmp_path):
     """train-speed times workflow systems side by side on the same batches
     and writes its table as JSON; a name the workflow refuses is refused."""
@@ -680,6 +680,7 @@ def test_train_speed_command(tmp_path):
     assert bad.returncode == 2 and "projectivize must be 'none'" in bad.stderr
 
 
+@pytest.mark.slow
 def test_beam_systems_train(tmp_path):
     """The beam names build pipelines that train: spaCy's beam_parser from
     spacy_parser.cfg, ours with decoding = "beam" and its training settings
