@@ -142,7 +142,10 @@ FULL_VARIANTS: Dict[str, Dict[str, object]] = {
     "mlpdrop": {"components.nonmono_parser.model.dropout": 0.3},
     "avg": {"training.optimizer.use_averages": True},
 }
-MODEL_VARIANTS = ("bilstm", "two", "full", "biaffine") + tuple(FULL_VARIANTS)
+# After +full: every encoder of the pipeline reads static vectors
+# (`init-config --vectors`), those of --vectors-dir/<treebank>.
+VECTORS = "vectors"
+MODEL_VARIANTS = ("bilstm", "two", "full", "biaffine", VECTORS) + tuple(FULL_VARIANTS)
 GLOBAL_MODEL_VARIANTS = ("nomlpdrop",)   # FULL_VARIANTS of the global model
 GREEDY_MODEL_VARIANTS = ("mlpdrop",)     # FULL_VARIANTS of our greedy model
 SPACY_PARSER = "spacy_parser"
@@ -197,6 +200,9 @@ def add_arguments(p: argparse.ArgumentParser, treebank_selection: bool = True) -
                    help="oracle-bounds: training transitions to analyse per treebank")
     p.add_argument("--max-nodes", type=int, default=100000,
                    help="oracle-bounds: branch-and-bound budget per configuration")
+    p.add_argument("--vectors-dir", type=Path, default=None,
+                   help="Folder with one static-vectors pipeline per treebank (made by `spacy "
+                   "init vectors`, docs/vectors.md), read by the +vectors systems")
     p.add_argument("--force", action="store_true", help="Redo steps whose outputs exist")
     p.add_argument("--skip-scored", action="store_true",
                    help="train: leave out runs that already have scores in metrics/ (for "
@@ -231,6 +237,8 @@ class Workflow:
             raise InputError(f"--seeds needs distinct seeds, got {args.seeds!r}")
         for tb in self.treebanks:
             self.conllu(tb, "train")  # fail early on a missing treebank
+            if any(VECTORS in parse_system(s).model for s in self.systems):
+                self.vectors(tb)      # and on missing vectors
 
     def runs(self):
         """(system, seed, run name) of every run, system by system."""
@@ -252,6 +260,16 @@ class Workflow:
     def model(self, treebank: str, run: str) -> Path:
         folder = self.args.root / "training" / treebank / run
         return folder / ("model.udpipe" if is_udpipe(run) else "model-best")
+
+    def vectors(self, treebank: str) -> Path:
+        """The static vectors the +vectors systems of the treebank read."""
+        if self.args.vectors_dir is None:
+            raise InputError("the +vectors systems read static vectors: give --vectors-dir")
+        path = self.args.vectors_dir / treebank
+        if not (path / "vocab").is_dir():
+            raise InputError(f"no static vectors for {treebank} at {path}: make them with "
+                             f"`spacy init vectors LANG VECTORS_FILE {path}` (docs/vectors.md)")
+        return path
 
     def metrics(self, treebank: str, name: str) -> Path:
         return self.args.root / "metrics" / treebank / name
@@ -322,6 +340,8 @@ class Workflow:
                        "--system.seed", str(seed), "--gpu-id", str(a.gpu_id)]
                 for key, value in overrides.items():
                     cmd += [f"--{key}", value]
+                if VECTORS in spec.model:
+                    cmd += ["--paths.vectors", str(self.vectors(tb))]
                 log(" ".join(cmd))
                 start = time.perf_counter()
                 subprocess.run(cmd, check=True, env=one_thread_env())
@@ -584,7 +604,7 @@ def parse_system(name: str) -> SystemSpec:
         if head == SPACY_PARSER and (variants in ([], ["bilstm"]) or (
                 variants[:1] == ["full"]
                 and set(variants[1:]) <= set(FULL_VARIANTS) - set(GLOBAL_MODEL_VARIANTS)
-                - set(GREEDY_MODEL_VARIANTS))):
+                - set(GREEDY_MODEL_VARIANTS) | {VECTORS})):
             return SystemSpec(None, model=tuple(variants))
         if head == SPACY_PARSER and variants in (["beam"], ["full", "beam"]):
             return SystemSpec(None, settings=VARIANTS["beam"], model=tuple(variants[:-1]))
@@ -617,6 +637,9 @@ def parse_system(name: str) -> SystemSpec:
     ablated = [v for v in model if v in FULL_VARIANTS]
     if ablated and "full" not in model[:model.index(ablated[0])]:
         raise wrong(f"+{ablated[0]} takes an ingredient out of the full pipeline: add +full first")
+    if VECTORS in model and "full" not in model[:model.index(VECTORS)]:
+        raise wrong(f"+{VECTORS} gives the full pipeline's encoders static vectors: "
+                    "add +full first")
     beam_training = [v for v in variants
                      if any(k.startswith("decoding_options.") for k in VARIANTS.get(v, ()))]
     if beam_training and decoding != "beam":
@@ -679,7 +702,8 @@ def training_config(name: str, out_dir: Optional[Path] = None) -> Tuple[str, Dic
 
 def full_pipeline_config(spec: SystemSpec, name: str, out_dir: Optional[Path]) -> Path:
     """Write the full pipeline's config for a +full system to out_dir/<name>.cfg."""
-    from spacy_nonmono.configs import config_text, filled_config, spacy_parser_pipeline
+    from spacy_nonmono.configs import (config_text, filled_config, read_static_vectors,
+                                       spacy_parser_pipeline)
 
     if out_dir is None:
         raise InputError(f"{name}: a +full system's config is written to a folder; none given")
@@ -704,6 +728,8 @@ def full_pipeline_config(spec: SystemSpec, name: str, out_dir: Optional[Path]) -
             component["model"]["features"] = "two"
         if "biaffine" in spec.model:
             component["model"]["scorer"] = "biaffine"
+    if VECTORS in spec.model:
+        read_static_vectors(config)    # the vectors themselves: --paths.vectors at training
     greedy = spec.system is not None and spec.settings.get("decoding", "greedy") != "global"
     for variant in spec.model:
         settings = FULL_VARIANTS.get(variant, {})

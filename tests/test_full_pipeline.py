@@ -195,13 +195,24 @@ def test_trained_pipeline_parses_saves_loads_and_pickles(trained, full_corpora, 
         # The senter keeps the gold sentences it is given; the parser parses in them.
         assert [(s.start, s.end) for s in doc.sents] == \
             [(s.start, s.end) for s in eg.reference.sents]
-    texts = ["The cat sat on the mat. Then it left the house.", "", "Hello"]
-    expected = annotations(parsed) + annotations(nlp.pipe(texts))
 
-    def same_as_trained(other):
+    def same_pipeline(other):
         assert other.pipe_names == PIPELINE
         assert other.get_pipe("tok2vec").listening_components == PIPELINE[2:]
-        got = annotations(other.pipe(dev_docs(other, full_corpora["paths.dev"])))
+
+    assert_round_trips(nlp, final, full_corpora["paths.dev"], tmp_path, same_pipeline)
+
+
+def assert_round_trips(nlp, final, dev_path, tmp_path, check=lambda other: None):
+    """The trained pipeline nlp annotates dev docs (gold tokens and
+    sentences) and raw texts as its saved model `final` does, and as that
+    model saved again and pickled do; `check` looks at each of those first."""
+    texts = ["The cat sat on the mat. Then it left the house.", "", "Hello"]
+    expected = annotations(nlp.pipe(dev_docs(nlp, dev_path))) + annotations(nlp.pipe(texts))
+
+    def same_as_trained(other):
+        check(other)
+        got = annotations(other.pipe(dev_docs(other, dev_path)))
         assert got + annotations(other.pipe(texts)) == expected
 
     loaded = spacy.load(final)

@@ -10,6 +10,7 @@ Example:
   spacy-nonmono init-config nm.cfg --system covington_nm --option loss=pc_upper
   spacy-nonmono init-config mh4.cfg --decoding global --lang got
   spacy-nonmono init-config beam.cfg --system arc_eager_unshift --decoding beam
+  spacy-nonmono init-config full.cfg --pipeline full --lang la --vectors vectors/la
 """
 import json
 import sys
@@ -51,6 +52,11 @@ def add_parser(commands) -> None:
     p.add_argument("--projectivize", default=None, choices=("pseudo", "optimal", "none"),
                    help="Projective systems: how they learn from non-projective trees "
                    "(default: pseudo)")
+    p.add_argument("--vectors", default=None, metavar="PATH",
+                   help="A pipeline folder with static vectors (made by `spacy init vectors "
+                   "LANG VECTORS_FILE PATH`, floret vectors too): loaded at initialization "
+                   "(paths.vectors) and read by every encoder of the pipeline, frozen "
+                   "(default: no vectors)")
     p.set_defaults(run=run)
 
 
@@ -71,13 +77,16 @@ def run(args) -> int:
     if output is not None:
         check_output_path(output, "OUTPUT")
     options = dict(parse_option(text) for text in args.option)
+    if args.vectors is not None and not (Path(args.vectors) / "vocab").is_dir():
+        raise InputError(f"--vectors {args.vectors}: not a pipeline folder with vectors (make "
+                         f"one with `spacy init vectors LANG VECTORS_FILE {args.vectors}`)")
     try:
         config = filled_config(system=args.system, oracle=args.oracle, lang=args.lang,
                                system_options=options or None, projectivize=args.projectivize,
                                decoding=args.decoding,
                                decoding_options=dict(parse_option(text)
                                                      for text in args.decoding_option) or None,
-                               pipeline=args.pipeline)
+                               pipeline=args.pipeline, vectors=args.vectors)
     except Exception as e:   # the component's ValueErrors, spaCy's config and language errors
         message = " ".join(str(e).split())
         raise InputError(f"cannot make this config: {message}") from None
@@ -85,7 +94,8 @@ def run(args) -> int:
     header = (f"pipeline {', '.join(config['nlp']['pipeline'])}; "
               f"nonmono_parser: system {settings['system']!r}, decoding "
               f"{settings['decoding']!r}, oracle {settings['oracle']!r}, "
-              f"system_options {dict(settings['system_options'])!r}, made by "
+              f"system_options {dict(settings['system_options'])!r}, "
+              f"static vectors {config['paths']['vectors']!r}, made by "
               f"`spacy-nonmono init-config`.\n"
               "Train: spacy train CONFIG --output DIR --paths.train TRAIN.spacy "
               "--paths.dev DEV.spacy")

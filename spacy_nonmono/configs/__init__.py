@@ -17,7 +17,7 @@ to these files (the ones users copy), so there is one copy of each.
 Both are shipped filled (every setting spaCy would add), so `spacy debug
 config` and `spacy debug data` accept them as they are. `filled_config`
 makes such a config for another system or language (the `init-config`
-command).
+command), optionally reading static vectors in every encoder of the pipeline.
 """
 from pathlib import Path
 from typing import Dict, Optional
@@ -28,6 +28,10 @@ CONFIG_DIR = Path(__file__).resolve().parent
 COMPONENT = "nonmono_parser"
 # Pipelines `filled_config` starts from, by name.
 PIPELINES = {"parser": "nonmono_parser.cfg", "full": "full_pipeline.cfg"}
+# The layer that reads the pipeline's static vectors, projected to the width
+# of the WordEmbed layer it is put in (nO null: the WordEmbed sets its width,
+# so that narrowing the encoder narrows the projection too).
+STATIC_VECTORS = {"@architectures": "spacy_nonmono.StaticVectors.v1", "nO": None, "nM": None}
 # The order of spaCy's own generated configs.
 SECTION_ORDER = ("paths", "system", "nlp", "components", "corpora", "training", "pretraining",
                  "initialize")
@@ -57,6 +61,7 @@ def filled_config(
     decoding: Optional[str] = None,
     decoding_options: Optional[Dict[str, object]] = None,
     pipeline: str = "parser",
+    vectors: Optional[str] = None,
 ) -> Config:
     """A packaged config with these settings of the nonmono_parser
     component, filled: `pipeline` "parser" (nonmono_parser.cfg: the component
@@ -64,7 +69,10 @@ def filled_config(
     Another decoding than the config's also puts in that decoder's default
     model, written out (on the pipeline's shared encoder, where the
     component listens to one, and with the pipeline's dropout on the token
-    vectors the parser reads), and its default system unless one is given."""
+    vectors the parser reads), and its default system unless one is given.
+    vectors: a pipeline with static vectors (`spacy init vectors`), loaded at
+    initialization (`paths.vectors`) and read by every encoder of the
+    pipeline (`read_static_vectors`)."""
     from spacy import util
 
     from ..registry import get_decoder
@@ -91,7 +99,35 @@ def filled_config(
     component.update({key: value for key, value in settings.items() if value is not None})
     if lang is not None:
         config["nlp"]["lang"] = lang
+    if vectors is not None:
+        config["paths"]["vectors"] = str(vectors)
+        read_static_vectors(config)
     return fill(config)
+
+
+def read_static_vectors(config: Config) -> Config:
+    """Make every encoder of the config's components read the pipeline's
+    static vectors (in place): WordEmbed layers get a `vectors` layer
+    (STATIC_VECTORS), spaCy's HashEmbedCNN its
+    `pretrained_vectors` and MultiHashEmbed its `include_static_vectors`. The
+    vectors themselves come from `[initialize] vectors`."""
+
+    def visit(block):
+        if not isinstance(block, dict):
+            return
+        architecture = block.get("@architectures")
+        if architecture == "spacy_nonmono.WordEmbed.v1":
+            block["vectors"] = dict(STATIC_VECTORS)
+        elif architecture == "spacy.HashEmbedCNN.v2":
+            block["pretrained_vectors"] = True
+        elif architecture in ("spacy.MultiHashEmbed.v1", "spacy.MultiHashEmbed.v2"):
+            block["include_static_vectors"] = True
+        for value in block.values():
+            visit(value)
+
+    for component in config["components"].values():
+        visit(component.get("model"))
+    return config
 
 
 def spacy_parser_pipeline(config: Config, factory: str = "parser") -> Config:

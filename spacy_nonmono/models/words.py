@@ -17,6 +17,17 @@ stands in for rare, unknown and dropped words.
   of count c keeps its row with probability c / (c + word_dropout) and reads
   its characters otherwise (word dropout), and a whole token vector is zeroed
   with probability `token_dropout` (block dropout; the rest scaled up).
+  With `vectors` (`StaticVectors` below), the pipeline's static vectors,
+  frozen and projected to the width by a learned matrix, are added to every
+  token's vector: a third source, learned from raw text, that the training
+  treebank does not limit.
+- `spacy_nonmono.StaticVectors.v1`: docs -> (n_tokens, nO), the vectors of
+  the docs' vocab (`nlp.vocab.vectors`, filled by `[initialize] vectors`; a
+  table, or floret's hashed subword rows) times a learned projection. The
+  table stays in the vocab (saved once, with it) and never changes; a token
+  the table lacks reads zeros and sends no gradient. spaCy's own
+  `StaticVectors` computes the same vectors, but its gradient takes a token
+  the table lacks for the table's last row (spaCy 3.8).
 
 The vocabulary is built before the pipeline is initialized, from the whole
 training corpus, by the `spacy_nonmono.count_words.v1` callback in
@@ -31,14 +42,17 @@ import re
 import warnings
 from collections import Counter
 from pathlib import Path
-from typing import Callable, Iterable, List, Optional, Sequence, Tuple, Union
+from typing import Callable, Iterable, List, Optional, Sequence
 
 import numpy
+from spacy.attrs import ORTH
 from spacy.language import Language
 from spacy.tokens import Doc
+from spacy.vectors import Mode
 from spacy.util import registry
 from thinc.api import HashEmbed, Model, glorot_uniform_init, uniform_init
 from thinc.types import Floats2d
+from thinc.util import to_numpy
 
 from .encoders import BiLSTM, check_rate
 
@@ -143,6 +157,7 @@ def WordEmbed(
     word_dropout: float = 2.5,
     token_dropout: float = 0.0,
     vocabulary: bool = True,
+    vectors: Optional[Model[List[Doc], Floats2d]] = None,
 ) -> Model[List[Doc], List[Floats2d]]:
     """Vocabulary embeddings with a character encoder for the other words:
     docs -> one (len(doc), width) array each.
@@ -156,6 +171,9 @@ def WordEmbed(
     token_dropout: the probability of zeroing a whole token vector, in training.
     vocabulary: False: no embedding table, every word reads `chars` (the
         character encoder alone as a tok2vec).
+    vectors: the pipeline's static vectors projected to `width`
+        (`spacy_nonmono.StaticVectors.v1`), added to every token's vector;
+        None: none. The pipeline needs vectors (`[initialize] vectors`).
     """
     _check_width("WordEmbed", "width", width)
     _check_width("WordEmbed", "min_freq", min_freq)
@@ -163,17 +181,20 @@ def WordEmbed(
             or word_dropout < 0:
         raise ValueError(f"WordEmbed: word_dropout must be a number >= 0; got {word_dropout!r}.")
     check_rate("WordEmbed", "token_dropout", token_dropout)
-    if chars is not None and chars.has_dim("nO") and chars.get_dim("nO") != width:
-        raise ValueError(f"WordEmbed: the character encoder's width ({chars.get_dim('nO')}) "
-                         f"must be the word vectors' width ({width}).")
+    for name, layer in (("character encoder", chars), ("static vectors' projection", vectors)):
+        if layer is not None and layer.has_dim("nO") and layer.get_dim("nO") != width:
+            raise ValueError(f"WordEmbed: the {name}'s width ({layer.get_dim('nO')}) "
+                             f"must be the word vectors' width ({width}).")
     if not vocabulary and chars is None:
         raise ValueError("WordEmbed: without a vocabulary every word reads the character "
                          "encoder: give `chars`.")
-    return Model(
+    if vectors is not None:
+        vectors.set_dim("nO", width)
+    model = Model(
         WORD_EMBED,
         _word_forward,
         init=_word_init,
-        layers=[chars] if chars is not None else [],
+        layers=[layer for layer in (chars, vectors) if layer is not None],
         dims={"nO": width},
         params={"E": None},
         attrs={"min_freq": min_freq, "word_dropout": float(word_dropout),
@@ -181,6 +202,14 @@ def WordEmbed(
                # form -> row of E, and each row's training count (set_word_counts)
                "rows": {}, "counts": [], "has_counts": False},
     )
+    model.set_ref("chars", chars)
+    model.set_ref("vectors", vectors)
+    return model
+
+
+def sublayer(model: Model, name: str) -> Optional[Model]:
+    """A WordEmbed layer's "chars" or "vectors" layer, None where it has none."""
+    return model.get_ref(name) if model.has_ref(name) else None
 
 
 def set_word_counts(model: Model, counts: Counter) -> None:
@@ -199,8 +228,11 @@ def set_word_counts(model: Model, counts: Counter) -> None:
 
 
 def _word_init(model: Model, X: Optional[List[Doc]] = None, Y=None) -> None:
-    for layer in model.layers:
-        layer.initialize()
+    chars, vectors = sublayer(model, "chars"), sublayer(model, "vectors")
+    if chars is not None:
+        chars.initialize()
+    if vectors is not None:
+        vectors.initialize(X=X)
     if model.has_param("E"):
         return
     if model.attrs["vocabulary"] and not model.attrs["has_counts"]:
@@ -210,7 +242,7 @@ def _word_init(model: Model, X: Optional[List[Doc]] = None, Y=None) -> None:
             f"{len(X or [])} docs the layer is initialized with.", stacklevel=2)
         set_word_counts(model, Counter(t.text for doc in X or [] for t in doc))
     # Unknown words without a character encoder read one extra row.
-    n_rows = len(model.attrs["rows"]) + (0 if model.layers else 1)
+    n_rows = len(model.attrs["rows"]) + (0 if chars is not None else 1)
     # Uniform in +-sqrt(3 / width): entries of variance 1 / width, vectors of norm ~1.
     bound = (3.0 / model.get_dim("nO")) ** 0.5
     model.set_param("E", uniform_init(model.ops, (max(n_rows, 1), model.get_dim("nO")),
@@ -236,16 +268,21 @@ def _word_forward(model: Model, docs: List[Doc], is_train: bool):
             rows[known[~keep]] = -1
     known = rows >= 0
     unknown = numpy.flatnonzero(~known)
+    chars, vectors = sublayer(model, "chars"), sublayer(model, "vectors")
     Y = ops.alloc2f(len(texts), nO)
     Y[known] = E[rows[known]]
     backprop_chars = None
-    if model.layers and len(unknown):
+    if chars is not None and len(unknown):
         forms, inverse = numpy.unique(numpy.asarray(texts, dtype=object)[unknown],
                                       return_inverse=True)
-        form_vectors, backprop_chars = model.layers[0](list(forms), is_train)
+        form_vectors, backprop_chars = chars(list(forms), is_train)
         Y[unknown] = form_vectors[inverse]
     elif len(unknown):
         Y[unknown] = E[-1]
+    backprop_vectors = None
+    if vectors is not None:
+        static, backprop_vectors = vectors(docs, is_train)
+        Y += static
     mask = None
     if is_train and attrs["token_dropout"] > 0:
         p = attrs["token_dropout"]
@@ -266,9 +303,75 @@ def _word_forward(model: Model, docs: List[Doc], is_train: bool):
         elif len(unknown):
             dE[-1] += dY[unknown].sum(axis=0)
         model.inc_grad("E", dE)
+        if backprop_vectors is not None:
+            backprop_vectors(dY)
         return []
 
     return ops.unflatten(Y, ops.asarray1i(lengths)), backprop
+
+
+# -- static vectors -----------------------------------------------------------------
+
+
+@registry.architectures("spacy_nonmono.StaticVectors.v1")
+def StaticVectors(nO: Optional[int] = None, nM: Optional[int] = None) -> Model[List[Doc], Floats2d]:
+    """The static vectors of the docs' vocab, frozen, times a learned
+    projection: docs -> (n_tokens, nO) over all their tokens.
+
+    nO: the output width (a WordEmbed layer sets its own).
+    nM: the vectors' width (read from the vocab at initialization).
+    """
+    return Model("static_vectors", _vectors_forward, init=_vectors_init,
+                 dims={"nO": nO, "nM": nM}, params={"W": None})
+
+
+def _vectors_init(model: Model, X: Optional[List[Doc]] = None, Y=None) -> None:
+    if model.has_param("W"):
+        return
+    if not X:
+        raise ValueError("StaticVectors: the projection is sized by the pipeline's vectors: "
+                         "initialize the layer with docs.")
+    width = X[0].vocab.vectors.shape[1]
+    if width == 0:
+        raise ValueError("StaticVectors: the pipeline has no static vectors: give them in "
+                         "[initialize] vectors (e.g. --paths.vectors with a folder made by "
+                         "`spacy init vectors`), or take the vectors layer out of the config.")
+    model.set_dim("nM", width)
+    model.set_param("W", glorot_uniform_init(model.ops, (model.get_dim("nO"), width)))
+
+
+def token_vectors(docs: Sequence[Doc]):
+    """The static vectors of the docs' tokens, (n_tokens, nM) on the host,
+    and the tokens the table lacks (a boolean array; none for floret)."""
+    table = docs[0].vocab.vectors
+    attr = getattr(table, "attr", ORTH)
+    keys = numpy.concatenate([doc.to_array(attr) for doc in docs]).astype("uint64")
+    if table.mode == Mode.floret:
+        return to_numpy(table.get_batch(keys)).astype("f"), numpy.zeros(len(keys), bool)
+    rows = to_numpy(table.find(keys=keys))
+    missing = rows < 0
+    V = to_numpy(table.data).astype("f")[numpy.where(missing, 0, rows)]
+    V[missing] = 0.0
+    return V, missing
+
+
+def _vectors_forward(model: Model, docs: List[Doc], is_train: bool):
+    ops = model.ops
+    W = model.get_param("W")
+    if not sum(len(doc) for doc in docs):
+        return ops.alloc2f(0, model.get_dim("nO")), lambda dY: []
+    if docs[0].vocab.vectors.shape[1] != model.get_dim("nM"):
+        raise ValueError(f"StaticVectors: the pipeline's vectors have width "
+                         f"{docs[0].vocab.vectors.shape[1]}, the projection reads "
+                         f"{model.get_dim('nM')}: these are not the vectors it was trained on.")
+    V = ops.asarray2f(token_vectors(docs)[0])
+    Y = ops.gemm(V, W, trans2=True)
+
+    def backprop(dY: Floats2d) -> List:
+        model.inc_grad("W", ops.gemm(dY, V, trans1=True))
+        return []
+
+    return Y, backprop
 
 
 # -- the vocabulary callback ------------------------------------------------------
