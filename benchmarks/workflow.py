@@ -265,10 +265,12 @@ class Workflow:
         """The static vectors the +vectors systems of the treebank read."""
         if self.args.vectors_dir is None:
             raise InputError("the +vectors systems read static vectors: give --vectors-dir")
+        from spacy_nonmono.configs import vectors_problem
+
         path = self.args.vectors_dir / treebank
-        if not (path / "vocab").is_dir():
-            raise InputError(f"no static vectors for {treebank} at {path}: make them with "
-                             f"`spacy init vectors LANG VECTORS_FILE {path}` (docs/vectors.md)")
+        problem = vectors_problem(path, "xx")    # the workflow's pipelines are multi-language
+        if problem:
+            raise InputError(f"static vectors for {treebank}: {problem} (docs/vectors.md)")
         return path
 
     def metrics(self, treebank: str, name: str) -> Path:

@@ -221,8 +221,8 @@ def test_a_words_vector_reaches_the_parser(trained):
 
 
 def test_init_config_reads_the_vectors_in_every_encoder(vectors_path, full_corpora, tmp_path):
-    result = run_command("init-config", "full.cfg", "--pipeline", "full", "--vectors",
-                         vectors_path, cwd=tmp_path, check=True)
+    result = run_command("init-config", "full.cfg", "--pipeline", "full", "--lang", "en",
+                         "--vectors", vectors_path, cwd=tmp_path, check=True)
     config = load_config(tmp_path / "full.cfg", interpolate=False)
     assert config["paths"]["vectors"] == str(vectors_path)
     assert config["initialize"]["vectors"] == "${paths.vectors}"
@@ -240,16 +240,23 @@ def test_init_config_reads_the_vectors_in_every_encoder(vectors_path, full_corpo
     assert spacy_config["components"]["tok2vec"] == config["components"]["tok2vec"]
     assert spacy_config["components"]["parser"]["model"]["tok2vec"]["upstream"] == "tok2vec"
     # The parser pipeline: spaCy's HashEmbedCNN reads them.
-    run_command("init-config", "parser.cfg", "--vectors", vectors_path, cwd=tmp_path, check=True)
+    run_command("init-config", "parser.cfg", "--lang", "en", "--vectors", vectors_path,
+                cwd=tmp_path, check=True)
     parser = load_config(tmp_path / "parser.cfg", interpolate=False)
     assert parser["components"]["nonmono_parser"]["model"]["tok2vec"]["pretrained_vectors"]
     assert result.returncode == 0
 
 
-def test_init_config_refuses_a_folder_without_vectors(tmp_path):
+def test_init_config_refuses_vectors_it_cannot_load(vectors_path, tmp_path):
+    """A folder without vectors, or vectors of another language than the
+    pipeline's (spaCy loads vectors only into a pipeline of their language)."""
     result = run_command("init-config", "x.cfg", "--pipeline", "full", "--vectors", "nowhere",
                          cwd=tmp_path)
     assert result.returncode == 2 and "--vectors nowhere: not a pipeline folder" in result.stderr
+    result = run_command("init-config", "x.cfg", "--pipeline", "full", "--lang", "la",
+                         "--vectors", vectors_path, cwd=tmp_path)
+    assert result.returncode == 2 and "vectors of language 'en', for a pipeline of language " \
+        "'la'" in result.stderr
     assert not (tmp_path / "x.cfg").exists()
 
 
@@ -283,8 +290,8 @@ def test_workflow_vectors_names(tmp_path):
     result = run_command(*args, cwd=ROOT, lab=True)
     assert result.returncode == 2 and "give --vectors-dir" in result.stderr
     result = run_command(*args, "--vectors-dir", tmp_path / "none", cwd=ROOT, lab=True)
-    assert result.returncode == 2 and f"no static vectors for sample at {tmp_path / 'none'}" \
-        in result.stderr
+    assert result.returncode == 2 and f"static vectors for sample: {tmp_path / 'none' / 'sample'}" \
+        ": not a pipeline folder with vectors" in result.stderr
     assert not root.exists()
 
 

@@ -53,10 +53,10 @@ def add_parser(commands) -> None:
                    help="Projective systems: how they learn from non-projective trees "
                    "(default: pseudo)")
     p.add_argument("--vectors", default=None, metavar="PATH",
-                   help="A pipeline folder with static vectors (made by `spacy init vectors "
-                   "LANG VECTORS_FILE PATH`, floret vectors too): loaded at initialization "
-                   "(paths.vectors) and read by every encoder of the pipeline, frozen "
-                   "(default: no vectors)")
+                   help="A pipeline folder with static vectors of the pipeline's language "
+                   "(made by `spacy init vectors LANG VECTORS_FILE PATH`, floret vectors too): "
+                   "loaded at initialization (paths.vectors) and read by every encoder of the "
+                   "pipeline, frozen (default: no vectors)")
     p.set_defaults(run=run)
 
 
@@ -71,15 +71,16 @@ def parse_option(text: str):
 
 
 def run(args) -> int:
-    from ..configs import config_text, filled_config
+    from ..configs import config_text, filled_config, vectors_problem
 
     output = None if args.output == "-" else Path(args.output)
     if output is not None:
         check_output_path(output, "OUTPUT")
     options = dict(parse_option(text) for text in args.option)
-    if args.vectors is not None and not (Path(args.vectors) / "vocab").is_dir():
-        raise InputError(f"--vectors {args.vectors}: not a pipeline folder with vectors (make "
-                         f"one with `spacy init vectors LANG VECTORS_FILE {args.vectors}`)")
+    if args.vectors is not None:
+        problem = vectors_problem(args.vectors, args.lang or "xx")
+        if problem:
+            raise InputError(f"--vectors {problem}")
     try:
         config = filled_config(system=args.system, oracle=args.oracle, lang=args.lang,
                                system_options=options or None, projectivize=args.projectivize,

@@ -105,6 +105,24 @@ def filled_config(
     return fill(config)
 
 
+def vectors_problem(path, lang: str) -> Optional[str]:
+    """Why the static vectors at `path` (a folder made by `spacy init
+    vectors`) cannot serve a pipeline of language `lang`, or None: spaCy
+    loads them only into a pipeline of their own language."""
+    from spacy import util
+
+    path = Path(path)
+    if not (path / "vocab").is_dir() or not (path / "config.cfg").is_file():
+        return (f"{path}: not a pipeline folder with vectors (make one with `spacy init "
+                f"vectors {lang} VECTORS_FILE {path}`)")
+    theirs = util.load_config(path / "config.cfg", interpolate=False)["nlp"]["lang"]
+    if theirs != lang:
+        return (f"{path}: vectors of language {theirs!r}, for a pipeline of language {lang!r} "
+                f"(spaCy loads vectors into a pipeline of their own language): make them with "
+                f"`spacy init vectors {lang} ...` (or the lab's `vectors --lang {lang}`)")
+    return None
+
+
 def read_static_vectors(config: Config) -> Config:
     """Make every encoder of the config's components read the pipeline's
     static vectors (in place): WordEmbed layers get a `vectors` layer
