@@ -237,8 +237,9 @@ class Workflow:
             raise InputError(f"--seeds needs distinct seeds, got {args.seeds!r}")
         for tb in self.treebanks:
             self.conllu(tb, "train")  # fail early on a missing treebank
-            if any(VECTORS in parse_system(s).model for s in self.systems):
-                self.vectors(tb)      # and on missing vectors
+            if getattr(args, "step", None) in ("train", "all") and \
+                    any(VECTORS in parse_system(s).model for s in self.systems):
+                self.vectors(tb)      # and on missing vectors, where they are read
 
     def runs(self):
         """(system, seed, run name) of every run, system by system."""

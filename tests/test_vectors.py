@@ -293,6 +293,10 @@ def test_workflow_vectors_names(tmp_path):
     assert result.returncode == 2 and f"static vectors for sample: {tmp_path / 'none' / 'sample'}" \
         ": not a pipeline folder with vectors" in result.stderr
     assert not root.exists()
+    # The other steps read trained pipelines, which hold their vectors.
+    result = run_command("workflow", "compare", "--root", root, "--systems",
+                         "mh4+global+full+vectors", cwd=ROOT, lab=True)
+    assert result.returncode == 0, result.stderr
 
 
 # -- the recipe: raw-text and vectors ----------------------------------------------------
