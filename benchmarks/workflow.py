@@ -30,6 +30,7 @@ compare then reports them with the new runs, and `train --skip-scored` trains
 only the runs that have no scores yet.
 """
 import argparse
+import hashlib
 import json
 import os
 import subprocess
@@ -145,7 +146,12 @@ FULL_VARIANTS: Dict[str, Dict[str, object]] = {
 # After +full: every encoder of the pipeline reads static vectors
 # (`init-config --vectors`), those of --vectors-dir/<treebank>.
 VECTORS = "vectors"
-MODEL_VARIANTS = ("bilstm", "two", "full", "biaffine", VECTORS) + tuple(FULL_VARIANTS)
+# After +full: the shared encoder starts from `spacy pretrain` weights, one
+# pass over a sample of --pretrain-words words of --raw-text-dir/<treebank>.txt
+# (`configs.add_pretraining`); one pretraining per treebank and encoder,
+# which every seed and parser on that encoder starts from.
+PRETRAIN = "pretrain"
+MODEL_VARIANTS = ("bilstm", "two", "full", "biaffine", VECTORS, PRETRAIN) + tuple(FULL_VARIANTS)
 GLOBAL_MODEL_VARIANTS = ("nomlpdrop",)   # FULL_VARIANTS of the global model
 GREEDY_MODEL_VARIANTS = ("mlpdrop",)     # FULL_VARIANTS of our greedy model
 SPACY_PARSER = "spacy_parser"
@@ -203,6 +209,13 @@ def add_arguments(p: argparse.ArgumentParser, treebank_selection: bool = True) -
     p.add_argument("--vectors-dir", type=Path, default=None,
                    help="Folder with one static-vectors pipeline per treebank (made by `spacy "
                    "init vectors`, docs/vectors.md), read by the +vectors systems")
+    p.add_argument("--raw-text-dir", type=Path, default=None,
+                   help="Folder with one raw-text file per treebank, <treebank>.txt (one "
+                   "tokenized sentence a line: the lab's raw-text output, docs/vectors.md), "
+                   "which the +pretrain systems pretrain on")
+    p.add_argument("--pretrain-words", type=int, default=3_000_000,
+                   help="+pretrain: words of raw text (a seeded sample of sentences) in the "
+                   "one pass of `spacy pretrain`")
     p.add_argument("--force", action="store_true", help="Redo steps whose outputs exist")
     p.add_argument("--skip-scored", action="store_true",
                    help="train: leave out runs that already have scores in metrics/ (for "
@@ -240,6 +253,9 @@ class Workflow:
             if getattr(args, "step", None) in ("train", "all") and \
                     any(VECTORS in parse_system(s).model for s in self.systems):
                 self.vectors(tb)      # and on missing vectors, where they are read
+            if getattr(args, "step", None) in ("train", "all") and \
+                    any(PRETRAIN in parse_system(s).model for s in self.systems):
+                self.raw_text(tb)     # and on missing raw text
 
     def runs(self):
         """(system, seed, run name) of every run, system by system."""
@@ -273,6 +289,45 @@ class Workflow:
         if problem:
             raise InputError(f"static vectors for {treebank}: {problem} (docs/vectors.md)")
         return path
+
+    def raw_text(self, treebank: str) -> Path:
+        """The raw text the +pretrain systems of the treebank pretrain on."""
+        if self.args.raw_text_dir is None:
+            raise InputError("the +pretrain systems pretrain on raw text: give --raw-text-dir")
+        path = self.args.raw_text_dir / f"{treebank}.txt"
+        if not path.is_file():
+            raise InputError(f"no raw text for {treebank}: {path} (one tokenized sentence a "
+                             "line, the lab's raw-text output; docs/vectors.md)")
+        return path
+
+    def pretrain(self, treebank: str, config: Path, spec: "SystemSpec") -> Path:
+        """The `spacy pretrain` weights of the config's encoder on the
+        treebank's raw text: trained here unless they exist."""
+        from spacy.util import load_config
+
+        settings = load_config(config, interpolate=False)
+        encoder = json.dumps([settings["components"]["tok2vec"], settings["pretraining"],
+                              self.args.pretrain_words], sort_keys=True)
+        folder = self.args.root / "pretraining" / treebank / \
+            f"encoder-{hashlib.sha1(encoder.encode()).hexdigest()[:8]}"
+        weights = folder / "model-last.bin"
+        if not self.todo(weights):
+            return weights
+        sample = folder / "raw_text.txt"
+        folder.mkdir(parents=True, exist_ok=True)
+        n_words = sample_sentences(self.raw_text(treebank), sample, self.args.pretrain_words)
+        log(f"[{treebank}] pretraining the encoder of {config.name} on {n_words:,} words "
+            f"of {self.raw_text(treebank)}")
+        cmd = [sys.executable, "-m", "spacy", "pretrain", str(config), str(folder),
+               "--paths.raw_text", str(sample), "--paths.train", str(self.corpus(treebank, "train"))]
+        if VECTORS in spec.model:
+            cmd += ["--paths.vectors", str(self.vectors(treebank))]
+        log(" ".join(cmd))
+        start = time.perf_counter()
+        subprocess.run(cmd, check=True, env=one_thread_env())
+        (folder / "pretrain_seconds.json").write_text(
+            json.dumps({"seconds": round(time.perf_counter() - start, 1), "words": n_words}) + "\n")
+        return weights
 
     def metrics(self, treebank: str, name: str) -> Path:
         return self.args.root / "metrics" / treebank / name
@@ -345,6 +400,8 @@ class Workflow:
                     cmd += [f"--{key}", value]
                 if VECTORS in spec.model:
                     cmd += ["--paths.vectors", str(self.vectors(tb))]
+                if PRETRAIN in spec.model:
+                    cmd += ["--paths.init_tok2vec", str(self.pretrain(tb, Path(config), spec))]
                 log(" ".join(cmd))
                 start = time.perf_counter()
                 subprocess.run(cmd, check=True, env=one_thread_env())
@@ -607,7 +664,7 @@ def parse_system(name: str) -> SystemSpec:
         if head == SPACY_PARSER and (variants in ([], ["bilstm"]) or (
                 variants[:1] == ["full"]
                 and set(variants[1:]) <= set(FULL_VARIANTS) - set(GLOBAL_MODEL_VARIANTS)
-                - set(GREEDY_MODEL_VARIANTS) | {VECTORS})):
+                - set(GREEDY_MODEL_VARIANTS) | {VECTORS, PRETRAIN})):
             return SystemSpec(None, model=tuple(variants))
         if head == SPACY_PARSER and variants in (["beam"], ["full", "beam"]):
             return SystemSpec(None, settings=VARIANTS["beam"], model=tuple(variants[:-1]))
@@ -643,6 +700,8 @@ def parse_system(name: str) -> SystemSpec:
     if VECTORS in model and "full" not in model[:model.index(VECTORS)]:
         raise wrong(f"+{VECTORS} gives the full pipeline's encoders static vectors: "
                     "add +full first")
+    if PRETRAIN in model and "full" not in model[:model.index(PRETRAIN)]:
+        raise wrong(f"+{PRETRAIN} pretrains the full pipeline's shared encoder: add +full first")
     beam_training = [v for v in variants
                      if any(k.startswith("decoding_options.") for k in VARIANTS.get(v, ()))]
     if beam_training and decoding != "beam":
@@ -705,8 +764,8 @@ def training_config(name: str, out_dir: Optional[Path] = None) -> Tuple[str, Dic
 
 def full_pipeline_config(spec: SystemSpec, name: str, out_dir: Optional[Path]) -> Path:
     """Write the full pipeline's config for a +full system to out_dir/<name>.cfg."""
-    from spacy_nonmono.configs import (config_text, filled_config, read_static_vectors,
-                                       spacy_parser_pipeline)
+    from spacy_nonmono.configs import (add_pretraining, config_text, filled_config,
+                                       read_static_vectors, spacy_parser_pipeline)
 
     if out_dir is None:
         raise InputError(f"{name}: a +full system's config is written to a folder; none given")
@@ -744,6 +803,8 @@ def full_pipeline_config(spec: SystemSpec, name: str, out_dir: Optional[Path]) -
             for part in sections:
                 section = section[part]
             section[key] = value
+    if PRETRAIN in spec.model:
+        add_pretraining(config)    # after the encoder's variants: its objective reads them
     out_dir.mkdir(parents=True, exist_ok=True)
     path = (out_dir / f"{name}.cfg").resolve()
     path.write_text(config_text(config, f"{name}: made by the workflow"), encoding="utf8")
@@ -762,6 +823,23 @@ def parse_counts(parser) -> Optional[Dict[str, int]]:
         if hasattr(pipe, "parse_counts") and pipe.decoder.model_kind == "transitions":
             return dict(pipe.parse_counts)
     return None
+
+
+def sample_sentences(source: Path, target: Path, n_words: int) -> int:
+    """Write a random sample (seeded) of the source's lines, about n_words
+    words in all, to target; the words written."""
+    import random
+
+    lines = source.read_text(encoding="utf8").splitlines()
+    random.Random(0).shuffle(lines)
+    written = 0
+    with target.open("w", encoding="utf8") as out:
+        for line in lines:
+            if written >= n_words:
+                break
+            out.write(line + "\n")
+            written += len(line.split())
+    return written
 
 
 def one_thread_env() -> Dict[str, str]:

@@ -11,6 +11,8 @@ Example:
   spacy-nonmono init-config mh4.cfg --decoding global --lang got
   spacy-nonmono init-config beam.cfg --system arc_eager_unshift --decoding beam
   spacy-nonmono init-config full.cfg --pipeline full --lang la --vectors vectors/la
+  spacy-nonmono init-config full.cfg --pipeline full --lang la --vectors vectors/la \
+      --pretraining
 """
 import json
 import sys
@@ -57,6 +59,12 @@ def add_parser(commands) -> None:
                    "(made by `spacy init vectors LANG VECTORS_FILE PATH`, floret vectors too): "
                    "loaded at initialization (paths.vectors) and read by every encoder of the "
                    "pipeline, frozen (default: no vectors)")
+    p.add_argument("--pretraining", action="store_true",
+                   help="Full pipeline: add the settings of `spacy pretrain` (one pass of a "
+                   "masked-word objective over raw text, paths.raw_text: one tokenized "
+                   "sentence a line), so that `spacy pretrain CONFIG DIR` pretrains the shared "
+                   "encoder and `spacy train CONFIG --paths.init_tok2vec DIR/model-last.bin` "
+                   "starts from it")
     p.set_defaults(run=run)
 
 
@@ -87,7 +95,8 @@ def run(args) -> int:
                                decoding=args.decoding,
                                decoding_options=dict(parse_option(text)
                                                      for text in args.decoding_option) or None,
-                               pipeline=args.pipeline, vectors=args.vectors)
+                               pipeline=args.pipeline, vectors=args.vectors,
+                               pretraining=args.pretraining)
     except Exception as e:   # the component's ValueErrors, spaCy's config and language errors
         message = " ".join(str(e).split())
         raise InputError(f"cannot make this config: {message}") from None
@@ -96,7 +105,8 @@ def run(args) -> int:
               f"nonmono_parser: system {settings['system']!r}, decoding "
               f"{settings['decoding']!r}, oracle {settings['oracle']!r}, "
               f"system_options {dict(settings['system_options'])!r}, "
-              f"static vectors {config['paths']['vectors']!r}, made by "
+              f"static vectors {config['paths']['vectors']!r}"
+              f"{', pretraining settings' if args.pretraining else ''}, made by "
               f"`spacy-nonmono init-config`.\n"
               "Train: spacy train CONFIG --output DIR --paths.train TRAIN.spacy "
               "--paths.dev DEV.spacy")

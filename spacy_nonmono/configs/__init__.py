@@ -17,7 +17,8 @@ to these files (the ones users copy), so there is one copy of each.
 Both are shipped filled (every setting spaCy would add), so `spacy debug
 config` and `spacy debug data` accept them as they are. `filled_config`
 makes such a config for another system or language (the `init-config`
-command), optionally reading static vectors in every encoder of the pipeline.
+command), optionally reading static vectors in every encoder of the pipeline
+and with the settings of `spacy pretrain` (`add_pretraining`).
 """
 from pathlib import Path
 from typing import Dict, Optional
@@ -62,6 +63,7 @@ def filled_config(
     decoding_options: Optional[Dict[str, object]] = None,
     pipeline: str = "parser",
     vectors: Optional[str] = None,
+    pretraining: bool = False,
 ) -> Config:
     """A packaged config with these settings of the nonmono_parser
     component, filled: `pipeline` "parser" (nonmono_parser.cfg: the component
@@ -72,7 +74,8 @@ def filled_config(
     vectors the parser reads), and its default system unless one is given.
     vectors: a pipeline with static vectors (`spacy init vectors`), loaded at
     initialization (`paths.vectors`) and read by every encoder of the
-    pipeline (`read_static_vectors`)."""
+    pipeline (`read_static_vectors`).
+    pretraining: add the settings of `spacy pretrain` (`add_pretraining`)."""
     from spacy import util
 
     from ..registry import get_decoder
@@ -102,6 +105,8 @@ def filled_config(
     if vectors is not None:
         config["paths"]["vectors"] = str(vectors)
         read_static_vectors(config)
+    if pretraining:
+        add_pretraining(config)
     return fill(config)
 
 
@@ -146,6 +151,46 @@ def read_static_vectors(config: Config) -> Config:
     for component in config["components"].values():
         visit(component.get("model"))
     return config
+
+
+def add_pretraining(config: Config) -> Config:
+    """Give the config spaCy's `[pretraining]` settings (in place), so that
+    `spacy pretrain CONFIG OUT --paths.raw_text TEXT` trains the shared
+    `tok2vec` component on raw text and `spacy train` starts from its weights
+    (`paths.init_tok2vec`). spaCy's objectives are masked-word (cloze)
+    objectives: 15% of the words are hidden ([MASK], or a random word) and
+    the encoder predicts, from the context alone, their static vector
+    (`spacy.PretrainVectors.v1`, cosine; where the pipeline reads static
+    vectors) or their first and last 4 characters
+    (`spacy.PretrainCharacters.v1`; without vectors). Raw text: one
+    tokenized sentence a line (`spacy_nonmono.RawTextCorpus.v1`). One pass
+    over the text (`max_epochs = 1`): a raw corpus is large, and a pass is
+    what the benchmarks measured."""
+    from spacy import util
+    from spacy.language import DEFAULT_CONFIG_PRETRAIN_PATH
+
+    if "tok2vec" not in config["components"]:
+        raise ValueError("Pretraining trains the pipeline's shared `tok2vec` component, "
+                         "which this pipeline does not have (use the full pipeline).")
+    settings = util.load_config(DEFAULT_CONFIG_PRETRAIN_PATH, interpolate=False)["pretraining"]
+    settings["max_epochs"] = 1
+    if _reads_static_vectors(config["components"]["tok2vec"]):
+        settings["objective"] = {"@architectures": "spacy.PretrainVectors.v1",
+                                 "maxout_pieces": 3, "hidden_size": 300, "loss": "cosine"}
+    config["pretraining"] = settings
+    config["paths"]["raw_text"] = None
+    config["corpora"]["pretrain"] = {"@readers": "spacy_nonmono.RawTextCorpus.v1",
+                                     "path": "${paths.raw_text}", "min_length": 3,
+                                     "max_length": 200, "limit": 0}
+    return config
+
+
+def _reads_static_vectors(block) -> bool:
+    """Whether a config block has a StaticVectors layer."""
+    if not isinstance(block, dict):
+        return False
+    return block.get("@architectures") == STATIC_VECTORS["@architectures"] or \
+        any(_reads_static_vectors(value) for value in block.values())
 
 
 def spacy_parser_pipeline(config: Config, factory: str = "parser") -> Config:
