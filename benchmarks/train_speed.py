@@ -13,6 +13,7 @@ import json
 import random
 import time
 from pathlib import Path
+from typing import Optional
 
 from spacy_nonmono.cli.common import HelpFormatter, InputError, check_output_paths
 
@@ -34,34 +35,42 @@ def add_parser(commands) -> None:
     p.set_defaults(run=run)
 
 
-def build(name: str, lang: str, seed: int):
-    """A blank pipeline of workflow system `name`, from the shipped configs."""
+def build(name: str, lang: str, seed: int, corpus: Optional[Path] = None):
+    """A blank pipeline of workflow system `name`, from the shipped configs
+    (a +full system's config written to a temporary folder; its vocabulary
+    counted from `corpus` when it is initialized)."""
+    import tempfile
+
     from spacy import util
 
-    from spacy_nonmono.configs import CONFIG_DIR
     from benchmarks.workflow import training_config
+    from spacy_nonmono.configs import CONFIG_DIR
 
-    config_name, overrides = training_config(name)
-    # As `spacy train` reads command-line overrides: JSON, else a string.
-    overrides = {key: _value(text) for key, text in overrides.items()}
-    overrides.update({"nlp.lang": lang, "paths.train": None, "paths.dev": None,
-                      "system.seed": seed})
-    config = util.load_config(CONFIG_DIR / config_name, overrides=overrides, interpolate=False)
+    with tempfile.TemporaryDirectory() as folder:
+        config_name, overrides = training_config(name, Path(folder))
+        # As `spacy train` reads command-line overrides: JSON, else a string.
+        overrides = {key: _value(text) for key, text in overrides.items()}
+        overrides.update({"nlp.lang": lang, "paths.train": str(corpus) if corpus else None,
+                          "paths.dev": None, "system.seed": seed})
+        config = util.load_config(CONFIG_DIR / config_name, overrides=overrides,
+                                  interpolate=False)
     util.fix_random_seed(seed)
     return util.load_model_from_config(config, auto_fill=True, validate=True)
 
 
-def _value(text: str):
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError:
-        return text
-
-
-def run(args) -> int:
+def training_docs(corpus: Path, lang: str, seed: int, needed: int):
+    """`needed` docs of the corpus in a seeded order, repeated as needed."""
     import spacy
     from spacy.tokens import DocBin
-    from spacy.training import Example
+
+    docs = list(DocBin().from_disk(corpus).get_docs(spacy.blank(lang).vocab))
+    random.Random(seed).shuffle(docs)
+    return (docs * (needed // max(1, len(docs)) + 1))[:needed]
+
+
+def check_arguments(args) -> list:
+    """The system names of --systems, every argument checked."""
+    import spacy
 
     from benchmarks.workflow import parse_system
 
@@ -78,11 +87,22 @@ def run(args) -> int:
         spacy.util.get_lang_class(args.lang)
     except ImportError:
         raise InputError(f"--lang {args.lang!r}: not a spaCy language code (use 'xx' for any)")
+    return names
+
+
+def _value(text: str):
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        return text
+
+
+def run(args) -> int:
+    from spacy.training import Example
+
+    names = check_arguments(args)
     check_output_paths({"--json": args.json}, inputs=[args.corpus])
-    docs = list(DocBin().from_disk(args.corpus).get_docs(spacy.blank(args.lang).vocab))
-    random.Random(args.seed).shuffle(docs)
-    needed = args.steps * args.batch_size
-    docs = (docs * (needed // max(1, len(docs)) + 1))[:needed]
+    docs = training_docs(args.corpus, args.lang, args.seed, args.steps * args.batch_size)
     pipelines = []
     for name in names:
         nlp = build(name, args.lang, args.seed)

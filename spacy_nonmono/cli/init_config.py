@@ -18,6 +18,7 @@ import json
 import sys
 from pathlib import Path
 
+from ..configs import XLMR_TRANSFORMERS
 from .common import InputError, RawHelpFormatter, check_output_path
 
 
@@ -46,11 +47,16 @@ def add_parser(commands) -> None:
     p.add_argument("--decoding-option", action="append", default=[], metavar="KEY=VALUE",
                    help="A setting of the decoder (repeatable), e.g. width=16 for beam; "
                    "VALUE is read as JSON, else as a string")
-    p.add_argument("--pipeline", default="parser", choices=("parser", "full"),
+    p.add_argument("--pipeline", default="parser", choices=("parser", "full", "transformer"),
                    help="parser: the component alone (configs/nonmono_parser.cfg); full: the "
                    "full-strength pipeline (configs/full_pipeline.cfg: shared encoder with "
                    "words and characters, morphologizer, tagger, senter; global MH4 unless "
-                   "--decoding/--system say otherwise)")
+                   "--decoding/--system say otherwise); transformer: the full pipeline with "
+                   "a pretrained transformer (--transformer) in place of its encoder (needs "
+                   "`pip install \"spacy-nonmono[transformers]\"`; docs/transformers.md)")
+    p.add_argument("--transformer", default=None, choices=sorted(XLMR_TRANSFORMERS),
+                   help="--pipeline transformer: the transformer, fetched from the Hugging "
+                   "Face hub when the pipeline is initialized (default: xlm-roberta-base)")
     p.add_argument("--projectivize", default=None, choices=("pseudo", "optimal", "none"),
                    help="Projective systems: how they learn from non-projective trees "
                    "(default: pseudo)")
@@ -96,7 +102,7 @@ def run(args) -> int:
                                decoding_options=dict(parse_option(text)
                                                      for text in args.decoding_option) or None,
                                pipeline=args.pipeline, vectors=args.vectors,
-                               pretraining=args.pretraining)
+                               pretraining=args.pretraining, transformer=args.transformer)
     except Exception as e:   # the component's ValueErrors, spaCy's config and language errors
         message = " ".join(str(e).split())
         raise InputError(f"cannot make this config: {message}") from None

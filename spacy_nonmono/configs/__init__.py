@@ -21,14 +21,27 @@ command), optionally reading static vectors in every encoder of the pipeline
 and with the settings of `spacy pretrain` (`add_pretraining`).
 """
 from pathlib import Path
-from typing import Dict, Optional
+from typing import Dict, Optional, Tuple
 
 from thinc.api import Config
 
 CONFIG_DIR = Path(__file__).resolve().parent
 COMPONENT = "nonmono_parser"
-# Pipelines `filled_config` starts from, by name.
-PIPELINES = {"parser": "nonmono_parser.cfg", "full": "full_pipeline.cfg"}
+# Pipelines `filled_config` starts from, by name ("transformer": the full
+# pipeline with a transformer in place of its tok2vec, `transformer_pipeline`).
+PIPELINES = {"parser": "nonmono_parser.cfg", "full": "full_pipeline.cfg",
+             "transformer": "full_pipeline.cfg"}
+# Transformers `init-config --pipeline transformer --transformer NAME` knows
+# (Hugging Face names; spacy-curated-transformers' XLM-R architecture): their
+# shapes. Their weights and pieces are fetched from the Hugging Face hub when
+# the pipeline is initialized.
+XLMR_TRANSFORMERS = {
+    "xlm-roberta-base": {"hidden_width": 768, "num_hidden_layers": 12,
+                         "num_attention_heads": 12, "intermediate_width": 3072},
+    "xlm-roberta-large": {"hidden_width": 1024, "num_hidden_layers": 24,
+                          "num_attention_heads": 16, "intermediate_width": 4096},
+}
+TRANSFORMER = "transformer"   # the transformer component's name
 # The layer that reads the pipeline's static vectors, projected to the width
 # of the WordEmbed layer it is put in (nO null: the WordEmbed sets its width,
 # so that narrowing the encoder narrows the projection too).
@@ -64,6 +77,7 @@ def filled_config(
     pipeline: str = "parser",
     vectors: Optional[str] = None,
     pretraining: bool = False,
+    transformer: Optional[str] = None,
 ) -> Config:
     """A packaged config with these settings of the nonmono_parser
     component, filled: `pipeline` "parser" (nonmono_parser.cfg: the component
@@ -107,6 +121,11 @@ def filled_config(
         read_static_vectors(config)
     if pretraining:
         add_pretraining(config)
+    if pipeline == "transformer":
+        config = transformer_pipeline(config, *xlmr_transformer(transformer or
+                                                                "xlm-roberta-base"))
+    elif transformer is not None:
+        raise ValueError("A transformer is read by the \"transformer\" pipeline only.")
     return fill(config)
 
 
@@ -191,6 +210,79 @@ def _reads_static_vectors(block) -> bool:
         return False
     return block.get("@architectures") == STATIC_VECTORS["@architectures"] or \
         any(_reads_static_vectors(value) for value in block.values())
+
+
+def xlmr_transformer(name: str) -> Tuple[Dict, Dict]:
+    """The model block and the `[initialize.components.transformer]` loaders
+    of a known XLM-R transformer (XLMR_TRANSFORMERS), by its hub name."""
+    if name not in XLMR_TRANSFORMERS:
+        raise ValueError(f"Unknown transformer {name!r}: expected one of "
+                         f"{', '.join(XLMR_TRANSFORMERS)} (another one: write its model block "
+                         "into the config, docs/transformers.md).")
+    model = {"@architectures": "spacy-curated-transformers.XlmrTransformer.v1",
+             "vocab_size": 250002, **XLMR_TRANSFORMERS[name],
+             "piece_encoder": {
+                 "@architectures": "spacy-curated-transformers.XlmrSentencepieceEncoder.v1"},
+             "with_spans": {"@architectures": "spacy-curated-transformers.WithStridedSpans.v1",
+                            "stride": 96, "window": 128}}
+    loaders = {"piecer_loader": {"@model_loaders":
+                                 "spacy-curated-transformers.HFPieceEncoderLoader.v1",
+                                 "name": name},
+               "encoder_loader": {"@model_loaders":
+                                  "spacy-curated-transformers.HFTransformerEncoderLoader.v1",
+                                  "name": name}}
+    return model, loaders
+
+
+def transformer_pipeline(config: Config, model: Dict, loaders: Dict) -> Config:
+    """The full pipeline `config` with a transformer (spacy-curated-
+    transformers' `curated_transformer` component, `model` its model block,
+    `loaders` its `[initialize.components.transformer]`) in place of the
+    shared tok2vec: the morphologizer, tagger and parser read it through
+    scalar-weighting listeners (each its own mix of the layers, averaged over
+    a word's pieces), the tags with 0.2 of their gradient as before. The
+    transformer recipe's training settings replace the BiLSTM's: Adam at
+    5e-5 with a linear warm-up and decay, gradient clipping 1, batches by
+    padded size. Not filled (needs the extra to fill)."""
+    config = Config(config).copy()
+    components = config["components"]
+    if "tok2vec" not in components:
+        raise ValueError("A transformer replaces the full pipeline's shared `tok2vec`.")
+    del components["tok2vec"]
+    components[TRANSFORMER] = {"factory": "curated_transformer", "all_layer_outputs": True,
+                               "frozen": False, "model": dict(model)}
+    config["nlp"]["pipeline"] = [TRANSFORMER if name == "tok2vec" else name
+                                 for name in config["nlp"]["pipeline"]]
+    model_path = f"${{components.{TRANSFORMER}.model."
+    listener = {"@architectures": "spacy-curated-transformers.ScalarWeightingListener.v1",
+                "width": model_path + "hidden_width}", "upstream": TRANSFORMER,
+                "grad_factor": 1.0, "pooling": {"@layers": "reduce_mean.v1"},
+                "weighting": {"@architectures": "spacy-curated-transformers.ScalarWeight.v1",
+                              "num_layers": model_path + "num_hidden_layers}",
+                              "dropout_prob": 0.1}}
+
+    def replace_listeners(block):
+        for key, value in list(block.items()):
+            if isinstance(value, dict):
+                if value.get("@architectures") == "spacy.Tok2VecListener.v1":
+                    block[key] = dict(listener)
+                else:
+                    replace_listeners(value)
+
+    replace_listeners(components)
+    config["initialize"]["before_init"] = None          # no WordEmbed vocabulary to count
+    config["initialize"].setdefault("components", {})[TRANSFORMER] = dict(loaders)
+    training = config["training"]
+    training["optimizer"] = {"@optimizers": "Adam.v1", "beta1": 0.9, "beta2": 0.999,
+                             "L2_is_weight_decay": True, "L2": 0.01, "grad_clip": 1.0,
+                             "use_averages": False, "eps": 1e-8,
+                             "learn_rate": {"@schedules": "warmup_linear.v1",
+                                            "warmup_steps": 250, "total_steps": 20000,
+                                            "initial_rate": 5e-5}}
+    training["logger"] = {"@loggers": "spacy.ConsoleLogger.v1", "progress_bar": False}
+    training["batcher"] = {"@batchers": "spacy.batch_by_padded.v1", "discard_oversize": True,
+                           "size": 2000, "buffer": 256, "get_length": None}
+    return config
 
 
 def spacy_parser_pipeline(config: Config, factory: str = "parser") -> Config:
