@@ -107,9 +107,9 @@ def words(tokens: Iterable[str]) -> List[str]:
     return [token.lower() for token in tokens if TOKEN.fullmatch(token) and token[0].isalnum()]
 
 
-def ngrams(tokens: Sequence[str], n: int) -> Set[Tuple[str, ...]]:
-    """The lowercased runs of n words (a shorter sentence: all its words)."""
-    w = words(tokens)
+def ngrams(w: Sequence[str], n: int) -> Set[Tuple[str, ...]]:
+    """The runs of n words of a sentence's `words` (a shorter sentence: all
+    its words)."""
     if len(w) < n:
         return {tuple(w)} if w else set()
     return {tuple(w[k:k + n]) for k in range(len(w) - n + 1)}
@@ -123,7 +123,7 @@ def excluded_ngrams(paths: Sequence[Path], n: int) -> List[Set[Tuple[str, ...]]]
     for path in paths:
         for sentence in read_conllu(path):
             forms = [token["form"] for token in sentence if isinstance(token["id"], int)]
-            out.append(ngrams(forms, n))
+            out.append(ngrams(words(forms), n))
     return out
 
 
@@ -149,7 +149,7 @@ def run_raw_text(args) -> int:
                 if len(w) < args.min_words:
                     continue
                 hits = set()
-                for gram in ngrams(tokens, args.ngram) | ({tuple(w)} if w else set()):
+                for gram in ngrams(w, args.ngram) | {tuple(w)}:
                     hits |= index.get(gram, set())
                 if hits:
                     found |= hits

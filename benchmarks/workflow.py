@@ -278,14 +278,15 @@ class Workflow:
         folder = self.args.root / "training" / treebank / run
         return folder / ("model.udpipe" if is_udpipe(run) else "model-best")
 
-    def vectors(self, treebank: str) -> Path:
-        """The static vectors the +vectors systems of the treebank read."""
+    def vectors(self, treebank: str, lang: str = "xx") -> Path:
+        """The static vectors the +vectors systems of the treebank read, in
+        pipelines of language `lang` (the workflow's: "xx", any language)."""
         if self.args.vectors_dir is None:
             raise InputError("the +vectors systems read static vectors: give --vectors-dir")
         from spacy_nonmono.configs import vectors_problem
 
         path = self.args.vectors_dir / treebank
-        problem = vectors_problem(path, "xx")    # the workflow's pipelines are multi-language
+        problem = vectors_problem(path, lang)
         if problem:
             raise InputError(f"static vectors for {treebank}: {problem} (docs/vectors.md)")
         return path
@@ -321,7 +322,7 @@ class Workflow:
         cmd = [sys.executable, "-m", "spacy", "pretrain", str(config), str(folder),
                "--paths.raw_text", str(sample), "--paths.train", str(self.corpus(treebank, "train"))]
         if VECTORS in spec.model:
-            cmd += ["--paths.vectors", str(self.vectors(treebank))]
+            cmd += ["--paths.vectors", str(self.vectors(treebank, settings["nlp"]["lang"]))]
         log(" ".join(cmd))
         start = time.perf_counter()
         subprocess.run(cmd, check=True, env=one_thread_env())
@@ -399,7 +400,8 @@ class Workflow:
                 for key, value in overrides.items():
                     cmd += [f"--{key}", value]
                 if VECTORS in spec.model:
-                    cmd += ["--paths.vectors", str(self.vectors(tb))]
+                    lang = config_lang(a.configs / config)
+                    cmd += ["--paths.vectors", str(self.vectors(tb, lang))]
                 if PRETRAIN in spec.model:
                     cmd += ["--paths.init_tok2vec", str(self.pretrain(tb, Path(config), spec))]
                 log(" ".join(cmd))
@@ -823,6 +825,13 @@ def parse_counts(parser) -> Optional[Dict[str, int]]:
         if hasattr(pipe, "parse_counts") and pipe.decoder.model_kind == "transitions":
             return dict(pipe.parse_counts)
     return None
+
+
+def config_lang(path: Path) -> str:
+    """The language (nlp.lang) of a config file."""
+    from spacy.util import load_config
+
+    return load_config(path, interpolate=False)["nlp"]["lang"]
 
 
 def sample_sentences(source: Path, target: Path, n_words: int) -> int:

@@ -247,6 +247,28 @@ def test_init_config_reads_the_vectors_in_every_encoder(vectors_path, full_corpo
     assert result.returncode == 0
 
 
+def test_every_encoder_kind_reads_the_vectors():
+    """read_static_vectors: our WordEmbed gets a StaticVectors layer, spaCy's
+    HashEmbedCNN `pretrained_vectors`, spaCy's MultiHashEmbed
+    `include_static_vectors`, wherever they are in a component's model."""
+    from spacy_nonmono.configs import read_static_vectors
+
+    embed = {"@architectures": "spacy.MultiHashEmbed.v2", "width": 8, "attrs": ["NORM"],
+             "rows": [100], "include_static_vectors": False}
+    config = {"components": {
+        "a": {"model": {"@architectures": "spacy.Tok2Vec.v2", "embed": embed, "encode": {}}},
+        "b": {"model": {"tok2vec": {"@architectures": "spacy.HashEmbedCNN.v2",
+                                    "pretrained_vectors": False}}},
+        "c": {"model": {"tok2vec": {"@architectures": "spacy_nonmono.WordEmbed.v1",
+                                    "vectors": None}}},
+        "d": {"factory": "sentencizer"}}}
+    read_static_vectors(config)
+    assert embed["include_static_vectors"] is True
+    assert config["components"]["b"]["model"]["tok2vec"]["pretrained_vectors"] is True
+    assert config["components"]["c"]["model"]["tok2vec"]["vectors"]["@architectures"] == \
+        "spacy_nonmono.StaticVectors.v1"
+
+
 def test_init_config_refuses_vectors_it_cannot_load(vectors_path, tmp_path):
     """A folder without vectors, or vectors of another language than the
     pipeline's (spaCy loads vectors only into a pipeline of their language)."""
