@@ -80,17 +80,19 @@ def run(args) -> int:
     check_output_paths({"--json": args.json}, inputs=[args.corpus])
     docs = training_docs(args.corpus, args.lang, args.seed, args.steps * args.batch_size)
     parse_docs = docs[:args.parse_docs]
+    if args.gpu_id >= 0:
+        try:    # before any training: a machine without the GPU stops at once
+            require_gpu(args.gpu_id)
+        except (ValueError, ImportError) as e:
+            raise InputError(f"--gpu-id {args.gpu_id}: no GPU ({' '.join(str(e).split())}); "
+                             "install CuPy for its CUDA (e.g. pip install cupy-cuda12x)") from None
     rows = []
     for name in names:
         require_cpu()
         print(f"{name}: on the CPU", flush=True)
         cpu = timed_run(name, args, docs, parse_docs)
         if args.gpu_id >= 0:
-            try:
-                require_gpu(args.gpu_id)
-            except (ValueError, ImportError) as e:
-                raise InputError(f"--gpu-id {args.gpu_id}: no GPU ({e}); install cupy "
-                                 "for your CUDA (e.g. pip install cupy-cuda12x)") from None
+            require_gpu(args.gpu_id)
         print(f"{name}: on {'GPU ' + str(args.gpu_id) if args.gpu_id >= 0 else 'the CPU'}",
               flush=True)
         device = timed_run(name, args, docs, parse_docs)

@@ -218,7 +218,8 @@ def test_version_and_program_names(tmp_path):
 PRODUCT_COMMANDS = {"init-config", "evaluate", "speed", "coverage", "ensemble"}
 LAB_COMMANDS = {"benchmark", "workflow", "oracle-bounds", "oracle-timing", "arc-moves",
                 "oracle-moves", "profile", "length-cost", "projectivization",
-                "optimal-step-timing", "train-speed", "beam-widths", "raw-text", "vectors"}
+                "optimal-step-timing", "train-speed", "beam-widths", "raw-text", "vectors",
+                "gpu-check"}
 
 
 def subcommands(lab=False):

@@ -680,6 +680,30 @@ def test_train_speed_command(tmp_path):
     assert bad.returncode == 2 and "projectivize must be 'none'" in bad.stderr
 
 
+def test_gpu_check_command(tmp_path):
+    """gpu-check trains and parses a full pipeline twice from one seed (here
+    both on the CPU, --gpu-id -1) and reports both; without a GPU, --gpu-id 0
+    stops before training with one error line."""
+    from spacy.tokens import DocBin
+
+    from conftest import sample_docs
+
+    corpus = tmp_path / "train.spacy"
+    DocBin(docs=sample_docs("train", limit=20)).to_disk(corpus)
+    out = lab("gpu-check", corpus, "--lang", "en", "--gpu-id", "-1", "--systems",
+              "mh4+global+full", "--steps", "2", "--batch-size", "2", "--parse-docs", "4",
+              "--json", tmp_path / "gpu.json", cwd=tmp_path)
+    assert "device: CPU (second run)" in out and "| mh4+global+full |" in out
+    [row] = json.loads((tmp_path / "gpu.json").read_text())["systems"]
+    assert row["cpu"]["sentences_not_trees"] == row["device"]["sentences_not_trees"] == 0
+    assert row["cpu"]["ms_per_update"] > 0 and row["device"]["words_per_second"] > 0
+    try:
+        import cupy  # noqa: F401
+    except ImportError:
+        bad = lab("gpu-check", corpus, "--gpu-id", "0", cwd=tmp_path, check=False)
+        assert bad.returncode == 2 and "--gpu-id 0: no GPU" in bad.stderr
+
+
 @pytest.mark.slow
 def test_beam_systems_train(tmp_path):
     """The beam names build pipelines that train: spaCy's beam_parser from
