@@ -122,7 +122,10 @@ def test_the_install_without_the_extra_parses_without_torch():
         "from spacy.util import load_model_from_config\n"
         "load_model_from_config(filled_config(pipeline='full', lang='en'))\n"
         "nlp = load_model_from_config(filled_config(lang='en'))\n"
-        "nlp.initialize()\n"
+        "from spacy.training import Example\n"
+        "eg = Example.from_dict(nlp.make_doc('A short text .'), {'heads': [2, 2, 2, 2], "
+        "'deps': ['det', 'amod', 'ROOT', 'punct']})\n"
+        "nlp.initialize(lambda: [eg])\n"
         "assert len(nlp('A short text .')) == 4\n"
         "print('parsed')\n")
     assert result.returncode == 0 and "parsed" in result.stdout, result.stderr
