@@ -1,26 +1,32 @@
-"""Model arrays stay on the device: the pipeline trains and parses as it
+"""Model arrays stay on the device: the pipelines train and parse as they
 would with `spacy train --gpu-id 0` (thinc's CupyOps), checked on the CPU.
 
-The rule it guards: model code keeps parameters, activations and gradients
-on the device and touches them only through `model.ops` / `ops.xp`; charts
-and transition loops run on the host, on one copy of a batch's scores
+The rule: model code keeps parameters, activations and gradients on the
+device and touches them only through `model.ops` / `ops.xp`; charts and
+transition loops run on the host, on one copy of a batch's scores
 (`ops.to_numpy`), and gradients go back with `ops.asarray*`.
 
 How: an emulated device. A `DeviceArray` wraps a numpy array as a cupy array
 wraps GPU memory: arithmetic, indexing and numpy functions (NEP 13/18) work
 and give device arrays, but an implicit conversion to a host array
-(`numpy.asarray`, a Cython memoryview, any buffer) and mixing with a host
-numpy array raise a TypeError, as cupy does. `DeviceOps` is thinc's NumpyOps
+(`numpy.asarray`, a Cython memoryview, any buffer) and host numpy arrays in
+device math raise a TypeError, as in cupy. `DeviceOps` is thinc's NumpyOps
 over such arrays (`ops.xp` is numpy behind the same guard; thinc's helpers
-take a DeviceArray for a cupy array), and counts the device->host copies.
-Pipelines built under it run a few `nlp.update` steps and parse; a numpy call
-on a model array fails here as on a GPU. What it cannot see: host arrays
-that never meet a model array (Cython internals on the host), speed, and
-cupy's own gaps (functions numpy has and cupy lacks).
+take a DeviceArray for a cupy array) and records every device->host copy.
+Under it the full pipeline (global MH4 and MST decoding, greedy, beam,
+static vectors; spaCy's senter and taggers too) is built, updated and
+parses: the parameters stay DeviceArrays, and each parser call copies its
+batch's scores once, besides its small scorer or step weights.
+
+What it cannot see: host arrays that never meet a model array (Cython
+internals on the host), code that takes CPU paths on `isinstance(ops,
+NumpyOps)` (DeviceOps is one; spacy_nonmono has none), speed, and cupy's
+gaps (numpy functions cupy lacks). It is stricter than cupy on host arrays
+assigned into device arrays (`x[i] = host`), which cupy copies for advanced
+indices.
 """
 import contextlib
 import inspect
-import numbers
 from types import ModuleType
 
 import numpy
@@ -32,8 +38,8 @@ from numpy.lib.mixins import NDArrayOperatorsMixin
 from spacy.tokens import Doc, DocBin
 from spacy.training.initialize import init_nlp
 from spacy.util import load_config_from_str
-from thinc.api import (HashEmbed, Linear, Maxout, NumpyOps, Softmax, chain, fix_random_seed,
-                       get_current_ops, list2array, set_current_ops)
+from thinc.api import (CupyOps, HashEmbed, Linear, Maxout, NumpyOps, Softmax, chain,
+                       fix_random_seed, get_current_ops, list2array, set_current_ops)
 from thinc.types import Padded, Ragged
 
 from conftest import sample_docs, tree_ok
@@ -46,18 +52,33 @@ class DeviceArrayError(TypeError):
     """What cupy raises where host and device arrays meet implicitly."""
 
 
-def _host_arrays(value):
-    """The host numpy arrays of ndim > 0 in value (nested in lists, tuples,
-    dicts); Python scalars and 0-d arrays mix with device arrays freely."""
-    if isinstance(value, numpy.ndarray):
-        if value.ndim > 0:
-            yield value
+def _leaves(value):
+    """The arrays in value, nested in lists, tuples, dicts, Ragged, Padded."""
+    if isinstance(value, (numpy.ndarray, DeviceArray)):
+        yield value
     elif isinstance(value, (list, tuple)):
         for item in value:
-            yield from _host_arrays(item)
+            yield from _leaves(item)
     elif isinstance(value, dict):
-        for item in value.values():
-            yield from _host_arrays(item)
+        yield from _leaves(list(value.values()))
+    elif isinstance(value, Ragged):
+        yield from _leaves((value.data, value.lengths))
+    elif isinstance(value, Padded):
+        yield from _leaves([getattr(value, f) for f in PADDED_FIELDS])
+
+
+def _host_arrays(value):
+    """The host numpy arrays of ndim > 0 in value: Python scalars and 0-d
+    arrays mix with device arrays freely."""
+    return (a for a in _leaves(value) if isinstance(a, numpy.ndarray) and a.ndim > 0)
+
+
+def _device_arrays(value):
+    return (a for a in _leaves(value) if isinstance(a, DeviceArray))
+
+
+def _has_device(value) -> bool:
+    return next(_device_arrays(value), None) is not None
 
 
 def _refuse_host(what, *values):
@@ -66,21 +87,6 @@ def _refuse_host(what, *values):
             f"{what}: a host numpy array {array.shape} {array.dtype} meets device arrays (cupy "
             "raises here): copy it to the device with ops.asarray, or the device array to the "
             "host with ops.to_numpy.")
-
-
-def _device_arrays(value):
-    if isinstance(value, DeviceArray):
-        yield value
-    elif isinstance(value, (list, tuple)):
-        for item in value:
-            yield from _device_arrays(item)
-    elif isinstance(value, dict):
-        for item in value.values():
-            yield from _device_arrays(item)
-
-
-def _has_device(value) -> bool:
-    return next(_device_arrays(value), None) is not None
 
 
 def unwrap(value):
@@ -311,15 +317,21 @@ DEVICE_XP = DeviceNumpy()
 
 class DeviceOps(NumpyOps):
     """thinc's NumpyOps on DeviceArrays: each public method unwraps its
-    device arguments, runs NumpyOps' (on a plain NumpyOps: thinc's own code
+    device arguments, runs NumpyOps' (on a plain NumpyOps: thinc's code
     inside it stays on the host) and wraps the arrays it returns. Host
-    arrays are refused but by the host->device copies (`asarray*`,
-    `as_contig`); `to_numpy` is the device->host copy, recorded in LEDGER."""
+    arrays, as CupyOps takes them: the host->device copies (`asarray*`,
+    `as_contig`) take them; CupyOps' own kernels (`KERNELS`) refuse them;
+    thinc's generic methods (flatten, reshape...) work on them alone and
+    give host arrays, as with cupy, and refuse them mixed with device
+    arrays. `to_numpy` is the device->host copy, recorded in LEDGER."""
 
     name = "device"
     xp = DEVICE_XP
     TAKE_HOST = frozenset({"asarray", "asarray_f", "asarray_i", "as_contig"} |
                           {f"asarray{n}{t}" for n in "1234" for t in "fi"})
+    # The methods CupyOps implements itself (CUDA kernels, cupy calls).
+    KERNELS = frozenset(name for name in CupyOps.__dict__ if not name.startswith("_")) - \
+        {"asarray", "to_numpy", "name", "xp"}
 
     def __init__(self, **kwargs):
         super().__init__(**kwargs)
@@ -334,15 +346,19 @@ class DeviceOps(NumpyOps):
 
 def _device_method(name):
     def method(self, *args, **kwargs):
-        if name == "unflatten":
-            # thinc reads the lengths with int() (list2array passes host ones).
-            _refuse_host(f"ops.{name}", args[:1], kwargs.get("X"))
-        elif name not in DeviceOps.TAKE_HOST:
-            _refuse_host(f"ops.{name}", args, kwargs)
+        on_device = _has_device((args, kwargs))
+        if name in DeviceOps.TAKE_HOST:
+            result = getattr(self.host, name)(*unwrap(args), **unwrap(kwargs))
+            if not on_device and isinstance(result, numpy.ndarray):
+                result = result.copy()   # from the host: a copy, never a view
+            return wrap(result, (args, kwargs))
+        # unflatten reads its lengths with int(): thinc's list2array passes host ones.
+        checked = (args[:1], kwargs.get("X")) if name == "unflatten" else (args, kwargs)
+        if name in DeviceOps.KERNELS or on_device:
+            _refuse_host(f"ops.{name}", checked)
+        elif next(_host_arrays((args, kwargs)), None) is not None:
+            return getattr(self.host, name)(*args, **kwargs)   # host arrays alone stay there
         result = getattr(self.host, name)(*unwrap(args), **unwrap(kwargs))
-        if name in DeviceOps.TAKE_HOST and not _has_device(args):
-            # From the host: a copy, never a view of the host array.
-            result = result.copy() if isinstance(result, numpy.ndarray) else result
         return wrap(result, (args, kwargs))
 
     method.__name__ = name
@@ -377,6 +393,8 @@ def device(monkeypatch):
 
 
 def test_device_arrays_refuse_the_host_as_cupy_does(device):
+    """Implicit device->host conversions and host arrays in device math
+    raise; scalars, host indices and the explicit copies do not."""
     from spacy_nonmono.models.scoring import scatter_hidden_grad
 
     x = device.asarray2f(numpy.arange(6, dtype="f").reshape((2, 3)))
@@ -390,10 +408,11 @@ def test_device_arrays_refuse_the_host_as_cupy_does(device):
                   lambda: device.xp.exp(host)):
         with pytest.raises(DeviceArrayError, match="host numpy array"):
             mixed()
-    with pytest.raises(TypeError):   # no buffer: a Cython memoryview refuses it
+    # No buffer: C code (a Cython memoryview) refuses a device array.
+    with pytest.raises(TypeError, match="bytes-like object is required, not 'DeviceArray'"):
         scatter_hidden_grad(x.reshape((2, 3, 1, 1)), numpy.zeros((1, 1), "i"),
                             numpy.zeros((1, 1, 1), "f"))
-    with pytest.raises(TypeError):
+    with pytest.raises(TypeError, match="bytes-like object is required, not 'DeviceArray'"):
         NumpyOps().hash(device.asarray1i([1, 2]).astype("uint64"), 0)
     with pytest.raises(DeviceArrayError):
         host[:] = x
@@ -412,6 +431,7 @@ def test_device_arrays_refuse_the_host_as_cupy_does(device):
 
 
 def test_thincs_layers_run_on_the_device(device):
+    """thinc's own layers train under DeviceOps, their parameters on the device."""
     model = chain(HashEmbed(8, 50), Maxout(8, nP=2), Linear(6), Softmax(4))
     ids = device.asarray1i([3, 5, 7]).astype("uint64")
     model.initialize(X=ids)
@@ -437,33 +457,54 @@ def corpora(tmp_path_factory):
     return {"paths.train": str(folder / "train.spacy"), "paths.dev": str(folder / "dev.spacy")}
 
 
-def small_pipeline(corpora, **settings):
-    """The small full pipeline with these filled_config settings, built and
+@pytest.fixture(scope="module")
+def vectors_path(tmp_path_factory):
+    """A pipeline folder with a tiny vectors table: every other word of the
+    train docs (the others read zeros)."""
+    nlp = spacy.blank("en")
+    rng = numpy.random.default_rng(0)
+    words = sorted({t.text for doc in sample_docs("train", limit=12) for t in doc})
+    for word in words[::2]:
+        nlp.vocab.set_vector(word, rng.normal(size=6).astype("f"))
+    path = tmp_path_factory.mktemp("device_vectors") / "vectors"
+    nlp.to_disk(path)
+    return path
+
+
+def small_pipeline(corpora, overrides=(), **settings):
+    """The full pipeline with these filled_config settings and config
+    overrides, at the small widths of test_full_pipeline, built and
     initialized under the current ops."""
     config = filled_config(pipeline="full", lang="en", **settings)
-    config = load_config_from_str(config.to_str(), overrides={**corpora, **SMALL})
+    model = config["components"]["nonmono_parser"]["model"]
+    small = {key: value for key, value in SMALL.items()
+             if not key.startswith("components.nonmono_parser.model.")
+             or key.rpartition(".")[2] in model}
+    config = load_config_from_str(config.to_str(),
+                                  overrides={**corpora, **small, **dict(overrides)})
     fix_random_seed(0)
     return init_nlp(config)
 
 
-def device_params(nlp, names):
-    return [(name, node.name, p) for name in names
+def host_params(nlp):
+    """(component, layer, parameter) of every parameter not on the device."""
+    return [(name, node.name, p) for name in nlp.pipe_names
             for node in nlp.get_pipe(name).model.walk() for p in node.param_names
             if node.has_param(p) and not isinstance(node.get_param(p), DeviceArray)]
 
 
-def run_parser(nlp, corpora, steps=2):
-    """A few updates and parses; the copies the parser made in each call,
-    with the tokens of its batch."""
+def run_pipeline(nlp, corpora, steps=2):
+    """A few updates (two docs each) and parses (two docs a batch): the
+    parser's calls, each as (method, tokens of its batch, the copies it made)."""
     parser = nlp.get_pipe("nonmono_parser")
     calls = []
 
     def recorded(method):
-        def call(arg, *args, **kwargs):
-            docs = [getattr(x, "predicted", x) for x in arg]
+        def call(batch, *args, **kwargs):
+            docs = [getattr(x, "predicted", x) for x in batch]
             with LEDGER.during() as copies:
-                result = method(arg, *args, **kwargs)
-            calls.append((method.__name__, sum(len(d) for d in docs), copies))
+                result = method(batch, *args, **kwargs)
+            calls.append((method.__name__, sum(len(doc) for doc in docs), copies))
             return result
         return call
 
@@ -477,38 +518,116 @@ def run_parser(nlp, corpora, steps=2):
     docs = list(nlp.pipe([Doc(nlp.vocab, words=[t.text for t in eg.reference])
                           for eg in examples[:3]], batch_size=2))
     assert all(tree_ok(doc) for doc in docs)
-    return parser, calls
+    assert all(isinstance(doc.tensor, DeviceArray) for doc in docs)   # the shared encoder's
+    assert host_params(nlp) == []
+    return calls
 
 
-def param_shapes(model):
-    return {tuple(node.get_param(p).shape) for node in model.walk() for p in node.param_names
-            if node.has_param(p)}
-
-
-def check_copies(parser, calls, per_call):
-    """Each call copies the batch's scores once (a row per token, the root's
-    and the padding's or end's) and only parameters else: `per_call[name]`
-    copies in all."""
-    params = param_shapes(parser.model)
+def check_copies(nlp, calls, expected):
+    """Each call of the parser copies its batch's scores to the host once (a
+    row per token, the root's, and the padding's or the end's) and else only
+    parameters: `expected[method]` copies in all (a set: any of them)."""
+    model = nlp.get_pipe("nonmono_parser").model
+    params = {tuple(node.get_param(p).shape) for node in model.walk()
+              for p in node.param_names if node.has_param(p)}
     assert {name for name, _, _ in calls} == {"update", "predict"}
     for name, n_tokens, copies in calls:
-        assert all(how == "to_numpy" for how, _ in copies), copies
+        assert all(how == "to_numpy" for how, _ in copies), (name, copies)
         scores = [shape for _, shape in copies if shape not in params]
         assert [shape[0] for shape in scores] == [n_tokens + 2], (name, copies)
-        assert len(copies) == per_call[name], (name, copies)
+        assert len(copies) in expected[name], (name, copies)
 
 
-PIPELINE = ["senter", "tok2vec", "morphologizer", "tagger", "nonmono_parser"]
+@pytest.mark.parametrize("system,scorer,n_params", [("mh4", "mlp", 9), ("mst", "biaffine", 10)])
+def test_full_pipeline_trains_and_parses_on_the_device(device, corpora, system, scorer,
+                                                       n_params):
+    """The shipped full pipeline (WordEmbed, CharEncoder, BiLSTMEncoder
+    shared; MH4 global decoding with MLP scorers), every dropout on; and
+    MST with biaffine scorers."""
+    from spacy_nonmono.models.global_model import scorer_kind
+
+    nlp = small_pipeline(corpora, system=system,
+                         overrides={"components.nonmono_parser.model.scorer": scorer})
+    assert host_params(nlp) == []
+    calls = run_pipeline(nlp, corpora)
+    # Per batch: the parts, and the small parameters of each scorer (MH4:
+    # shift, reduce, label, 3 each; MST: arc and label, 5 each), which fill
+    # the tables on the host.
+    model = nlp.get_pipe("nonmono_parser").model
+    assert sum(len(scorer_kind(scorer, name).param_names)
+               for name, _ in model.attrs["scorers"]) == n_params
+    check_copies(nlp, calls, {"update": {1 + n_params}, "predict": {1 + n_params}})
 
 
-def test_full_pipeline_trains_and_parses_on_the_device(device, corpora):
-    nlp = small_pipeline(corpora)
-    assert device_params(nlp, PIPELINE) == []
-    parser, calls = run_parser(nlp, corpora)
-    assert device_params(nlp, PIPELINE) == []
-    # One copy of the parts, and the small parameters of each scorer of the
-    # MH4 chart (shift, reduce, label: b, W, c), for every batch.
-    n_params = sum(len(p) for p in parser.model.attrs["scorers"] and
-                   [("b", "W", "c")] * len(parser.model.attrs["scorers"]))
-    assert n_params == 9
-    check_copies(parser, calls, {"update": 1 + n_params, "predict": 1 + n_params})
+def test_greedy_and_beam_pipelines_train_and_parse_on_the_device(device, corpora):
+    """The full pipeline with the transition parser (covington_nm) instead,
+    greedy and with a beam (its update every batch)."""
+    for settings in ({"decoding": "greedy"},
+                     {"decoding": "beam", "decoding_options": {"width": 4, "update_prob": 1.0}}):
+        nlp = small_pipeline(corpora, **settings)
+        calls = run_pipeline(nlp, corpora)
+        # Per batch: the token table and the step model's weights (hidden
+        # bias, W, b) to score states on the host; in training its W again
+        # for the backward pass (none where a beam update has no gradient).
+        update = {5} if settings["decoding"] == "greedy" else {4, 5}
+        check_copies(nlp, calls, {"update": update, "predict": {4}})
+
+
+def test_static_vectors_stay_on_the_device(device, corpora, vectors_path):
+    """The full pipeline reading static vectors (StaticVectors in the shared
+    encoder; spaCy's in the senter's): the vectors table, moved to the
+    device by nlp.initialize, is never copied back."""
+    from spacy_nonmono.models.words import sublayer, token_vectors, word_embed_layers
+
+    nlp = small_pipeline(corpora, vectors=str(vectors_path))
+    [layer] = word_embed_layers(nlp)
+    assert sublayer(layer, "vectors") is not None
+    table = nlp.vocab.vectors.data
+    assert isinstance(table, DeviceArray)
+    with LEDGER.during() as copies:
+        run_pipeline(nlp, corpora)
+    assert [copy for copy in copies if copy[1] == table.shape] == []
+    known = nlp.vocab.strings[int(next(iter(nlp.vocab.vectors.keys())))]
+    V = token_vectors([Doc(nlp.vocab, words=[known, "qqxz"])])
+    assert isinstance(V, DeviceArray) and V.shape == (2, 6)
+    assert float(abs(V[0]).sum()) > 0 and float(abs(V[1]).sum()) == 0.0   # qqxz: no vector
+
+
+@pytest.mark.parametrize("mode", ["default", "floret"])
+def test_static_vectors_on_the_device_are_the_hosts(device, mode):
+    """StaticVectors over a table on the device (a plain table, and floret's
+    hashed subword rows) gives the vectors and gradient it gives over the
+    same table on the host."""
+    from spacy.vectors import Vectors
+    from spacy.vocab import Vocab
+
+    from spacy_nonmono.models.words import StaticVectors
+
+    vocab = Vocab()
+    data = numpy.random.default_rng(1).normal(size=(20, 6)).astype("f")
+    if mode == "floret":
+        vocab.vectors = Vectors(strings=vocab.strings, mode="floret", data=data, minn=2, maxn=3,
+                                hash_count=2)
+    else:
+        keys = [vocab.strings.add(word) for word in ("The", "dog", "saw", ".")]
+        vocab.vectors = Vectors(strings=vocab.strings, data=data[:4], keys=keys)
+    docs = [Doc(vocab, words=["The", "dog", "qqxz", "."]), Doc(vocab, words=["saw", "it"])]
+    dY = numpy.random.default_rng(2).normal(size=(6, 4)).astype("f")
+    results = []
+    for ops in (NumpyOps(), device):   # the host first: to_ops moves the table to the device
+        set_current_ops(ops)
+        vocab.vectors.to_ops(ops)
+        layer = StaticVectors(nO=4)
+        layer.initialize(X=docs)
+        if results:
+            layer.set_param("W", ops.asarray2f(results[0][2]))
+        Y, backprop = layer.begin_update(docs)
+        backprop(ops.asarray2f(dY))
+        assert isinstance(Y, DeviceArray) == (ops is device)
+        results.append((ops.to_numpy(Y), ops.to_numpy(layer.get_grad("W")),
+                        ops.to_numpy(layer.get_param("W"))))
+    (Y_host, dW_host, _), (Y_device, dW_device, _) = results
+    assert numpy.array_equal(Y_host, Y_device) and numpy.array_equal(dW_host, dW_device)
+    # The words the plain table lacks read zeros; floret gives every word a vector.
+    assert (numpy.abs(Y_host).sum(axis=1) > 0).tolist() == \
+        ([True, True, False, True, True, False] if mode == "default" else [True] * 6)

@@ -24,7 +24,8 @@ stands in for rare, unknown and dropped words.
 - `spacy_nonmono.StaticVectors.v1`: docs -> (n_tokens, nO), the vectors of
   the docs' vocab (`nlp.vocab.vectors`, filled by `[initialize] vectors`; a
   table, or floret's hashed subword rows) times a learned projection. The
-  table stays in the vocab (saved once, with it) and never changes; a token
+  table stays in the vocab (saved once, with it) and never changes (on a GPU
+  it stays on the device: a batch gathers its tokens' rows there); a token
   the table lacks reads zeros and sends no gradient. spaCy's own
   `StaticVectors` computes the same vectors, but its gradient takes a token
   the table lacks for the table's last row (spaCy 3.8).
@@ -52,7 +53,7 @@ from spacy.vectors import Mode
 from spacy.util import registry
 from thinc.api import HashEmbed, Model, glorot_uniform_init, uniform_init
 from thinc.types import Floats2d
-from thinc.util import to_numpy
+from thinc.util import get_array_module
 
 from .encoders import BiLSTM, check_rate
 
@@ -341,18 +342,27 @@ def _vectors_init(model: Model, X: Optional[List[Doc]] = None, Y=None) -> None:
 
 
 def token_vectors(docs: Sequence[Doc]):
-    """The static vectors of the docs' tokens, (n_tokens, nM) on the host,
-    and the tokens the table lacks (a boolean array; none for floret)."""
+    """The static vectors of the docs' tokens, (n_tokens, nM) float32 where
+    the table is (on the device once `nlp.initialize` has moved it to the
+    current ops); a token the table lacks reads zeros. Only the tokens' rows
+    are gathered: the table itself never leaves its device."""
     table = docs[0].vocab.vectors
     attr = getattr(table, "attr", ORTH)
     keys = numpy.concatenate([doc.to_array(attr) for doc in docs]).astype("uint64")
+    xp = get_array_module(table.data)
     if table.mode == Mode.floret:
-        return to_numpy(table.get_batch(keys)).astype("f"), numpy.zeros(len(keys), bool)
-    rows = to_numpy(table.find(keys=keys))
+        # Floret hashes a word's character n-grams: once per distinct word.
+        unique, inverse = numpy.unique(keys, return_inverse=True)
+        return table.get_batch(unique)[xp.asarray(inverse)].astype("f", copy=False)
+    # The rows on the host, from the table's key -> row dict (Vectors.find
+    # would build them on the table's device, to be copied back).
+    key2row = table.key2row
+    rows = numpy.fromiter((key2row.get(int(key), -1) for key in keys), dtype="i",
+                          count=len(keys))
     missing = rows < 0
-    V = to_numpy(table.data).astype("f")[numpy.where(missing, 0, rows)]
-    V[missing] = 0.0
-    return V, missing
+    V = table.data[xp.asarray(numpy.where(missing, 0, rows))].astype("f", copy=False)
+    V[xp.asarray(missing)] = 0.0
+    return V
 
 
 def _vectors_forward(model: Model, docs: List[Doc], is_train: bool):
@@ -364,7 +374,8 @@ def _vectors_forward(model: Model, docs: List[Doc], is_train: bool):
         raise ValueError(f"StaticVectors: the pipeline's vectors have width "
                          f"{docs[0].vocab.vectors.shape[1]}, the projection reads "
                          f"{model.get_dim('nM')}: these are not the vectors it was trained on.")
-    V = ops.asarray2f(token_vectors(docs)[0])
+    # A host table's rows are copied to the device here, a device table's stay.
+    V = ops.asarray2f(token_vectors(docs))
     Y = ops.gemm(V, W, trans2=True)
 
     def backprop(dY: Floats2d) -> List:
