@@ -215,7 +215,7 @@ def test_version_and_program_names(tmp_path):
     assert result.returncode == 0 and result.stdout.startswith("usage: spacy-nonmono evaluate")
 
 
-PRODUCT_COMMANDS = {"init-config", "evaluate", "speed", "coverage", "ensemble"}
+PRODUCT_COMMANDS = {"init-config", "evaluate", "speed", "coverage", "ensemble", "parse"}
 LAB_COMMANDS = {"benchmark", "workflow", "oracle-bounds", "oracle-timing", "arc-moves",
                 "oracle-moves", "profile", "length-cost", "projectivization",
                 "optimal-step-timing", "train-speed", "beam-widths", "raw-text", "vectors",

@@ -20,15 +20,16 @@ from typing import Optional, Sequence
 from .common import HelpFormatter, InputError
 
 PROG = "spacy-nonmono"
-DESCRIPTION = ("Tools of spacy-nonmono: training configs, evaluation, speed, ensembles of "
+DESCRIPTION = ("Tools of spacy-nonmono: training configs, parsing text to CoNLL-U, evaluation, "
+               "speed, ensembles of "
                "trained parsers and the MH3/MH4 charts' coverage of gold trees.")
 
 
 def commands():
     """The command modules of the product: each has `add_parser(commands)`."""
-    from . import coverage, ensemble, evaluate, init_config, speed
+    from . import coverage, ensemble, evaluate, init_config, parse, speed
 
-    return (coverage, ensemble, evaluate, init_config, speed)
+    return (coverage, ensemble, evaluate, init_config, parse, speed)
 
 
 def build_parser(prog: str = PROG, modules: Optional[Sequence] = None,

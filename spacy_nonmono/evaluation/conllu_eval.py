@@ -12,6 +12,7 @@ which names the file, the line and the problem, so that no bad gold is
 scored silently and no traceback points at the wrong culprit.
 """
 import codecs
+import itertools
 import re
 from collections import Counter
 from dataclasses import dataclass, field
@@ -113,9 +114,10 @@ def _position(data: bytes, offset: int) -> Tuple[int, int]:
     return data.count(b"\n", 0, offset) + 1, offset - data.rfind(b"\n", 0, offset)
 
 
-def _line_problem(columns: List[str], expected_word: int) -> Optional[str]:
+def _line_problem(columns: List[str], expected_word: int, tree: bool = True) -> Optional[str]:
     """What is wrong with one token line (split on tabs), or None. Words must
-    come in order 1, 2, 3... and have a FORM, an integer HEAD and a DEPREL."""
+    come in order 1, 2, 3... and have a FORM and (with `tree`) an integer
+    HEAD and a DEPREL."""
     if len(columns) != COLUMNS:
         return f"expected {COLUMNS} tab-separated columns, found {len(columns)}"
     token_id, form, head, deprel = columns[0], columns[1], columns[6], columns[7]
@@ -128,6 +130,8 @@ def _line_problem(columns: List[str], expected_word: int) -> Optional[str]:
         return f"word ID {token_id} out of order (expected {expected_word})"
     if not form:
         return f"word {token_id} has an empty FORM"
+    if not tree:
+        return None
     if not HEAD.fullmatch(head):
         return f"HEAD {head!r} of word {token_id} is not an integer"
     if deprel in ("", "_"):
@@ -135,16 +139,18 @@ def _line_problem(columns: List[str], expected_word: int) -> Optional[str]:
     return None
 
 
-def _sentence_blocks(path: Path, lines: List[str]):
-    """(first line number, lines) of each sentence; checks every token line."""
+def _sentence_blocks(path: Path, lines: Iterable[str], tree: bool = True):
+    """(first line number, lines) of each sentence of the lines (a list, or
+    a file read as it goes); checks every token line (`_line_problem`)."""
     block, first, expected_word = [], 0, 1
-    for number, line in enumerate(lines + [""], start=1):
+    for number, line in enumerate(itertools.chain(lines, [""]), start=1):
+        line = line.rstrip("\r\n")
         if line.strip():
             if not block:
                 first, expected_word = number, 1
             block.append(line)
             if not line.startswith("#"):
-                problem = _line_problem(line.split("\t"), expected_word)
+                problem = _line_problem(line.split("\t"), expected_word, tree)
                 if problem:
                     raise ConlluError(path, problem, number)
                 expected_word += WORD_ID.fullmatch(line.split("\t", 1)[0]) is not None

@@ -1,0 +1,145 @@
+"""Parsed Docs as CoNLL-U, and the inputs of the `parse` command as Docs.
+
+- `doc_to_conllu`: one parsed Doc -> CoNLL-U text: a block per sentence with
+  `# sent_id` and `# text`, every token a word (ID, FORM, LEMMA, UPOS, XPOS,
+  FEATS where the pipeline set them, HEAD and DEPREL where a parser did, "_"
+  otherwise), `SpaceAfter=No` in MISC where no space follows the token.
+  Whitespace tokens (spaCy makes one of a run of spaces or a line break)
+  are not words in CoNLL-U: they are left out, and a word attached to one
+  is attached to its nearest head that is a word.
+- `text_documents`: a raw text file, streamed, as documents: paragraphs
+  (split at blank lines), the whitespace inside a paragraph made single
+  spaces, as UD's `# text` has it.
+- `conllu_sentences`: a CoNLL-U file, streamed, as (sentence, Doc): the Doc
+  keeps the file's words, spaces and sentence (so the pipeline only
+  annotates); `fill_sentence` puts the Doc's annotations back into the
+  sentence, multiword tokens, empty nodes and comments kept.
+"""
+from pathlib import Path
+from typing import Iterator, List, Optional, Tuple
+
+import conllu
+from spacy.tokens import Doc, Span
+
+from .conllu_eval import ConlluError, _sentence_blocks, is_word, sentence_doc
+
+ROOT_LABELS = ("ROOT", "root")
+
+
+def _value(text: str) -> str:
+    return text if text else "_"
+
+
+def _deprel(label: str) -> str:
+    return "root" if label in ROOT_LABELS else _value(label)
+
+
+def _word_heads(sent: Span, words: List) -> List[Optional[int]]:
+    """The 1-based HEAD of each word of the sentence (0: the root), following
+    a head that is a whitespace token up to one that is a word; None where
+    the doc has no parse."""
+    if not sent.doc.has_annotation("DEP"):
+        return [None] * len(words)
+    number = {token.i: k for k, token in enumerate(words, start=1)}
+    heads = []
+    for token in words:
+        head = token.head
+        while head.i not in number and head.head.i != head.i:
+            head = head.head
+        heads.append(0 if head.i == token.i or head.i not in number else number[head.i])
+    return heads
+
+
+def sentence_lines(sent: Span, sent_id: str, no_space_at_end: bool = False) -> List[str]:
+    """The CoNLL-U lines of one sentence of a parsed doc (no blank line)."""
+    words = [token for token in sent if not token.is_space]
+    lines = [f"# sent_id = {sent_id}", f"# text = {' '.join(sent.text.split())}"]
+    for k, (token, head) in enumerate(zip(words, _word_heads(sent, words)), start=1):
+        last = k == len(words)
+        space = bool(token.whitespace_) or (token.i + 1 < len(sent.doc)
+                                             and sent.doc[token.i + 1].is_space)
+        no_space = (not space and not last) or (last and no_space_at_end)
+        feats = str(token.morph) if token.has_morph() else ""
+        lines.append("\t".join([
+            str(k), token.text, _value(token.lemma_), _value(token.pos_), _value(token.tag_),
+            _value(feats), "_" if head is None else str(head),
+            "_" if head is None else _deprel(token.dep_), "_",
+            "SpaceAfter=No" if no_space else "_"]))
+    return lines
+
+
+def doc_to_conllu(doc: Doc, first_sent_id: int = 1, sent_id_prefix: str = "",
+                  comments: Tuple[str, ...] = ()) -> str:
+    """The doc as CoNLL-U (see the module): sentences numbered from
+    first_sent_id, each `sent_id` prefixed by sent_id_prefix; `comments`
+    (e.g. "newdoc id = a.txt", "newpar") go before the first sentence."""
+    blocks = []
+    sents = list(doc.sents) if doc.has_annotation("SENT_START") or \
+        doc.has_annotation("DEP") else [doc[:]]
+    for n, sent in enumerate(sents):
+        if not any(not token.is_space for token in sent):
+            continue
+        # A sentence glued to the next one (no space between) ends in SpaceAfter=No.
+        glued = n + 1 < len(sents) and not sent[-1].whitespace_ and not sent[-1].is_space
+        lines = sentence_lines(sent, f"{sent_id_prefix}{first_sent_id + len(blocks)}", glued)
+        if not blocks:
+            lines = [f"# {comment}" for comment in comments] + lines
+        blocks.append("\n".join(lines) + "\n\n")
+    return "".join(blocks)
+
+
+def text_documents(path: Path) -> Iterator[str]:
+    """The paragraphs of a UTF-8 text file, streamed (see the module)."""
+    paragraph: List[str] = []
+    with _open_text(path) as lines:
+        for line in lines:
+            if line.strip():
+                paragraph.append(line)
+            elif paragraph:
+                yield " ".join(" ".join(paragraph).split())
+                paragraph = []
+    if paragraph:
+        yield " ".join(" ".join(paragraph).split())
+
+
+def _open_text(path: Path):
+    if not path.exists():
+        raise ConlluError(path, "no such file")
+    if path.is_dir():
+        raise ConlluError(path, "is a folder, not a text file")
+    with path.open("rb") as f:
+        head = f.read(4096)
+    if b"\0" in head:
+        raise ConlluError(path, "not a text file (binary data)")
+    return path.open(encoding="utf-8-sig", errors="strict")
+
+
+def conllu_sentences(path: Path, vocab) -> Iterator[Tuple[conllu.TokenList, Doc]]:
+    """The sentences of a CoNLL-U file, streamed, each with a Doc of its
+    words. The file needs tokens only (HEAD and DEPREL may be "_"); any
+    other problem is a ConlluError naming the line."""
+    with _open_text(path) as lines:
+        for first, block in _sentence_blocks(path, lines, tree=False):
+            try:
+                sentence = conllu.parse("\n".join(block) + "\n\n")[0]
+            except conllu.exceptions.ParseException as e:
+                raise ConlluError(path, f"cannot parse the sentence: {e}", first) from None
+            yield sentence, sentence_doc(vocab, sentence)
+
+
+def fill_sentence(sentence: conllu.TokenList, doc: Doc) -> str:
+    """The sentence as CoNLL-U with the parsed doc's annotations on its
+    words (the doc holds the sentence's words, in order)."""
+    copy = conllu.TokenList([dict(t) for t in sentence], metadata=sentence.metadata)
+    words = [t for t in copy if is_word(t)]
+    heads = _word_heads(doc[:], list(doc))
+    for token, word, head in zip(words, doc, heads):
+        for column, value in (("lemma", word.lemma_), ("upos", word.pos_),
+                              ("xpos", word.tag_)):
+            if value:
+                token[column] = value
+        if word.has_morph():
+            token["feats"] = conllu.parser.parse_dict_value(str(word.morph))
+        if head is not None:
+            token["head"], token["deprel"], token["deps"] = head, _deprel(word.dep_), None
+    return copy.serialize()
