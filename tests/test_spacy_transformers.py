@@ -4,10 +4,12 @@ component, as test_transformers.py tests it on spacy-curated-transformers'
 tok2vec and spacy-transformers' `TransformerListener.v1` in place of every
 `spacy.Tok2VecListener.v1` (the parser's, and those inside the morphologizer's
 and tagger's `ScaleGradient` blocks); the parser (global and greedy) trains
-through spaCy's training loop, parses the dev docs into trees, and parses
+through spaCy's training loop (the transformer recipe's settings of
+`configs.transformer_pipeline`), parses the dev docs into trees, and parses
 them the same once saved and loaded. The transformer is a tiny Hugging Face
-BERT saved here (random weights, test_transformers.py's word-piece
-vocabulary), loaded by its folder with the hub offline: nothing downloaded.
+BERT saved here (random weights, a word-piece vocabulary made as
+test_transformers.py makes its own), loaded by its folder with the hub
+offline: nothing downloaded.
 Skipped where spacy-transformers is not installed (it is no extra of the
 package: `pip install spacy-transformers`)."""
 import io
@@ -22,7 +24,8 @@ from spacy.util import load_config_from_str
 from thinc.api import Config
 
 from conftest import tree_ok
-from spacy_nonmono.configs import config_text, filled_config
+from spacy_nonmono.configs import (SPACY_TRANSFORMERS, config_text, filled_config,
+                                   spacy_transformers_model, transformer_pipeline)
 from test_full_pipeline import dev_docs, full_corpora  # noqa: F401 (a fixture)
 from test_transformers import SMALL_PARSER, SPECIAL_PIECES
 from test_vectors import sample_words
@@ -38,9 +41,6 @@ needs_spacy_transformers = pytest.mark.skipif(
 
 TRANSFORMER = "transformer"
 PIPELINE = ["senter", TRANSFORMER, "morphologizer", "tagger", "nonmono_parser"]
-LISTENER = {"@architectures": "spacy-transformers.TransformerListener.v1",
-            "grad_factor": 1.0, "pooling": {"@layers": "reduce_mean.v1"},
-            "upstream": TRANSFORMER}
 
 
 @pytest.fixture
@@ -62,9 +62,10 @@ def tiny_hf_bert(tmp_path_factory):
     """A folder holding a tiny BERT (2 layers of width 16, random weights) and
     its fast word-piece tokenizer, as `save_pretrained` writes them: what
     `from_pretrained(folder)` loads, here as the hub's models do. The pieces
-    are test_transformers.py's: the sample's words, and each character alone
-    and as a continuation, so that every word has pieces; each piece once
-    (a one-letter word is also a character), so that ids are line numbers."""
+    are made as test_transformers.py's `pieces`: the sample's words, and each
+    character alone and as a continuation, so that every word has pieces;
+    here each piece once (a one-letter word is also a character): the fast
+    tokenizer numbers pieces by line and would save a vocabulary with holes."""
     from transformers import BertConfig, BertModel, BertTokenizerFast
 
     folder = tmp_path_factory.mktemp("tiny_hf_bert")
@@ -84,41 +85,18 @@ def tiny_hf_bert(tmp_path_factory):
     return folder
 
 
-def spacy_transformers_pipeline(config: Config, name: str) -> Config:
-    """The full pipeline `config` with spacy-transformers' `transformer`
-    (model `name`, a hub name or a folder) in place of its shared tok2vec,
-    read through spacy-transformers' listeners. Training settings stay the
-    full pipeline's. Not filled."""
-    config = Config(config).copy()
-    components = config["components"]
-    del components["tok2vec"]
-    components[TRANSFORMER] = {
-        "factory": "transformer", "max_batch_items": 4096,
-        "set_extra_annotations": {
-            "@annotation_setters": "spacy-transformers.null_annotation_setter.v1"},
-        "model": {"@architectures": "spacy-transformers.TransformerModel.v3", "name": name,
-                  "tokenizer_config": {"use_fast": True}, "transformer_config": {},
-                  "mixed_precision": False, "grad_scaler_config": {},
-                  "get_spans": {"@span_getters": "spacy-transformers.strided_spans.v1",
-                                "window": 64, "stride": 48}}}
-    config["nlp"]["pipeline"] = [TRANSFORMER if name == "tok2vec" else name
-                                 for name in config["nlp"]["pipeline"]]
-    replaced = []
-
-    def replace_listeners(block, path):
-        for key, value in list(block.items()):
-            if isinstance(value, dict):
-                if value.get("@architectures") == "spacy.Tok2VecListener.v1":
-                    block[key] = dict(LISTENER)
-                    replaced.append(".".join(path + [key]))
-                else:
-                    replace_listeners(value, path + [key])
-
-    replace_listeners(components, ["components"])
-    assert sorted(replaced) == ["components.morphologizer.model.tok2vec.layer",
-                                "components.nonmono_parser.model.tok2vec",
-                                "components.tagger.model.tok2vec.layer"]
-    config["initialize"]["before_init"] = None          # no WordEmbed vocabulary to count
+def spacy_transformers_config(folder, decoding: str) -> Config:
+    """The full pipeline on spacy-transformers' `transformer` (the model in
+    `folder`), as `configs.transformer_pipeline` makes it: every listener
+    replaced (the parser's and the two inside the taggers' ScaleGradient)."""
+    config = transformer_pipeline(filled_config(pipeline="full", lang="en", decoding=decoding),
+                                  spacy_transformers_model(str(folder), window=64, stride=48),
+                                  {}, *SPACY_TRANSFORMERS)
+    listeners = [config["components"]["nonmono_parser"]["model"]["tok2vec"]] + [
+        config["components"][name]["model"]["tok2vec"]["layer"]
+        for name in ("morphologizer", "tagger")]
+    assert all(block == SPACY_TRANSFORMERS[1] for block in listeners)
+    assert "transformer" not in config["initialize"]["components"]   # it loads itself
     return config
 
 
@@ -134,8 +112,7 @@ def test_the_parser_trains_and_parses_on_spacy_transformers(decoding, tiny_hf_be
                                                            full_corpora, tmp_path):  # noqa: F811
     from spacy_transformers.layers.listener import TransformerListener
 
-    config = spacy_transformers_pipeline(
-        filled_config(pipeline="full", lang="en", decoding=decoding), str(tiny_hf_bert))
+    config = spacy_transformers_config(tiny_hf_bert, decoding)
     small = {k: v for k, v in SMALL_PARSER.items() if decoding == "global" or "label" not in k}
     config = load_config_from_str(config_text(config), overrides={
         **full_corpora, **small, "training.max_steps": 4, "training.eval_frequency": 2})
@@ -151,6 +128,9 @@ def test_the_parser_trains_and_parses_on_spacy_transformers(decoding, tiny_hf_be
     log = io.StringIO()
     nlp, final = train_loop(nlp, tmp_path / "out", stdout=log, stderr=log)
     assert parser.decoder.name == decoding
+    # The parser's gradient reaches the transformer (it applies each batch's
+    # gradient at its next update: nlp.update finishes each component's
+    # update before the listeners after it backpropagate).
     after = transformer_weights(nlp)
     assert any(not numpy.array_equal(before[key], after[key]) for key in before), \
         "the transformer did not learn"

@@ -234,7 +234,32 @@ def xlmr_transformer(name: str) -> Tuple[Dict, Dict]:
     return model, loaders
 
 
-def transformer_pipeline(config: Config, model: Dict, loaders: Dict) -> Config:
+# spacy-transformers' (the older package's) `transformer` component and its
+# listener (mean of a word's pieces, last layer), for `transformer_pipeline`:
+# `transformer_pipeline(config, spacy_transformers_model(name), {},
+# *SPACY_TRANSFORMERS)`. Its model loads itself (no loaders).
+SPACY_TRANSFORMERS = (
+    {"factory": "transformer", "max_batch_items": 4096,
+     "set_extra_annotations": {
+         "@annotation_setters": "spacy-transformers.null_annotation_setter.v1"}},
+    {"@architectures": "spacy-transformers.TransformerListener.v1", "grad_factor": 1.0,
+     "pooling": {"@layers": "reduce_mean.v1"}, "upstream": TRANSFORMER},
+)
+
+
+def spacy_transformers_model(name: str, window: int = 128, stride: int = 96) -> Dict:
+    """spacy-transformers' model block for the Hugging Face model `name` (a
+    hub name, or a folder `save_pretrained` wrote)."""
+    return {"@architectures": "spacy-transformers.TransformerModel.v3", "name": name,
+            "tokenizer_config": {"use_fast": True}, "transformer_config": {},
+            "mixed_precision": False, "grad_scaler_config": {},
+            "get_spans": {"@span_getters": "spacy-transformers.strided_spans.v1",
+                          "window": window, "stride": stride}}
+
+
+def transformer_pipeline(config: Config, model: Dict, loaders: Dict,
+                         component: Optional[Dict] = None,
+                         listener: Optional[Dict] = None) -> Config:
     """The full pipeline `config` with a transformer (spacy-curated-
     transformers' `curated_transformer` component, `model` its model block,
     `loaders` its `[initialize.components.transformer]`) in place of the
@@ -243,23 +268,29 @@ def transformer_pipeline(config: Config, model: Dict, loaders: Dict) -> Config:
     a word's pieces), the tags with 0.2 of their gradient as before. The
     transformer recipe's training settings replace the BiLSTM's: Adam at
     5e-5 with a linear warm-up and decay, gradient clipping 1, batches by
-    padded size. Not filled (needs the extra to fill)."""
+    padded size. Not filled (needs the extra to fill).
+    component, listener: another package's transformer component (its
+    settings without the model) and listener block (SPACY_TRANSFORMERS:
+    spacy-transformers', with no loaders)."""
     config = Config(config).copy()
     components = config["components"]
     if "tok2vec" not in components:
         raise ValueError("A transformer replaces the full pipeline's shared `tok2vec`.")
     del components["tok2vec"]
-    components[TRANSFORMER] = {"factory": "curated_transformer", "all_layer_outputs": True,
-                               "frozen": False, "model": dict(model)}
+    if component is None:
+        component = {"factory": "curated_transformer", "all_layer_outputs": True,
+                     "frozen": False}
+    components[TRANSFORMER] = {**component, "model": dict(model)}
     config["nlp"]["pipeline"] = [TRANSFORMER if name == "tok2vec" else name
                                  for name in config["nlp"]["pipeline"]]
     model_path = f"${{components.{TRANSFORMER}.model."
-    listener = {"@architectures": "spacy-curated-transformers.ScalarWeightingListener.v1",
+    weighted = {"@architectures": "spacy-curated-transformers.ScalarWeightingListener.v1",
                 "width": model_path + "hidden_width}", "upstream": TRANSFORMER,
                 "grad_factor": 1.0, "pooling": {"@layers": "reduce_mean.v1"},
                 "weighting": {"@architectures": "spacy-curated-transformers.ScalarWeight.v1",
                               "num_layers": model_path + "num_hidden_layers}",
                               "dropout_prob": 0.1}}
+    listener = listener or weighted
 
     def replace_listeners(block):
         for key, value in list(block.items()):
@@ -271,7 +302,8 @@ def transformer_pipeline(config: Config, model: Dict, loaders: Dict) -> Config:
 
     replace_listeners(components)
     config["initialize"]["before_init"] = None          # no WordEmbed vocabulary to count
-    config["initialize"].setdefault("components", {})[TRANSFORMER] = dict(loaders)
+    if loaders:
+        config["initialize"].setdefault("components", {})[TRANSFORMER] = dict(loaders)
     training = config["training"]
     training["optimizer"] = {"@optimizers": "Adam.v1", "beta1": 0.9, "beta2": 0.999,
                              "L2_is_weight_decay": True, "L2": 0.01, "grad_clip": 1.0,

@@ -338,7 +338,7 @@ class NonMonoParser(TrainablePipe):
             # A shared tok2vec learns when its last listener backpropagates:
             # pass it a zero gradient, or the other components' gradients of
             # this batch are lost.
-            if any(isinstance(node, Tok2VecListener) for node in self.model.walk()):
+            if any(_listens(node) for node in self.model.walk()):
                 tokvecs, backprop = self.model.get_ref("tok2vec").begin_update(docs)
                 backprop([self.model.ops.alloc2f(*t.shape) for t in tokvecs])
             return losses
@@ -458,3 +458,12 @@ class NonMonoParser(TrainablePipe):
         }
         util.from_disk(path, deserializers, exclude)
         return self
+
+
+def _listens(node) -> bool:
+    """Whether a layer is a listener of an upstream component: spaCy's
+    Tok2VecListener, spacy-transformers' TransformerListener (both have an
+    `upstream_name`) or one of spacy-curated-transformers' listeners (its
+    `_upstream_name` attr)."""
+    return isinstance(node, Tok2VecListener) or hasattr(node, "upstream_name") \
+        or "_upstream_name" in node.attrs
