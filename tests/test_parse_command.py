@@ -137,3 +137,65 @@ def test_parse_in_two_processes(pipeline, tmp_path):
     run_command("parse", pipeline, "in.txt", "--output", "two.conllu", "--n-process", "2",
                 "--batch-size", "8", cwd=tmp_path, check=True)
     assert (tmp_path / "one.conllu").read_text() == (tmp_path / "two.conllu").read_text()
+
+
+# -- evaluate --raw-text ---------------------------------------------------------------
+
+RAW_GOLD = """# newdoc id = d1
+# newpar
+# sent_id = 1
+# text = I don't know.
+1\tI\tI\tPRON\t_\t_\t3\tnsubj\t_\t_
+2-3\tdon't\t_\t_\t_\t_\t_\t_\t_\t_
+2\tdo\tdo\tAUX\t_\t_\t4\taux\t_\t_
+3\tn't\tnot\tPART\t_\t_\t4\tadvmod\t_\t_
+4\tknow\tknow\tVERB\t_\t_\t0\troot\t_\tSpaceAfter=No
+5\t.\t.\tPUNCT\t_\t_\t4\tpunct\t_\t_
+
+# sent_id = 2
+# text = Yes.
+1\tYes\tyes\tINTJ\t_\t_\t0\troot\t_\tSpaceAfter=No
+2\t.\t.\tPUNCT\t_\t_\t1\tpunct\t_\tSpaceAfter=No
+
+# newpar
+# sent_id = 3
+# text = Go!
+1\tGo\tgo\tVERB\t_\t_\t0\troot\t_\tSpaceAfter=No
+2\t!\t!\tPUNCT\t_\t_\t1\tpunct\t_\t_
+
+"""
+
+
+def test_gold_documents_rebuild_the_raw_text(tmp_path):
+    from spacy_nonmono.evaluation import read_conllu
+    from spacy_nonmono.evaluation.raw_text import gold_documents
+
+    (tmp_path / "gold.conllu").write_text(RAW_GOLD, encoding="utf8")
+    # A multi-word token's form once; SpaceAfter=No inside and between sentences.
+    assert gold_documents(read_conllu(tmp_path / "gold.conllu")) == ["I don't know. Yes.", "Go!"]
+
+
+def test_evaluate_raw_text(pipeline, tmp_path):
+    """The whole pipeline on the gold file's raw text, scored CoNLL 2018
+    style; the parse written as CoNLL-U scores the same as a file."""
+    import json
+    import shutil
+
+    from conftest import ROOT
+    from spacy_nonmono.evaluation import evaluate_raw_text_files
+
+    gold = tmp_path / "gold.conllu"
+    shutil.copy(ROOT / "assets" / "sample" / "en_ewt-sample-dev.conllu", gold)
+    result = run_command("evaluate", "--raw-text", pipeline, gold, "--output", "out.conllu",
+                         "--json", "scores.json", cwd=tmp_path, check=True)
+    assert "raw text through the whole pipeline" in result.stdout
+    for metric in ("Tokens", "Sentences", "Words", "UPOS", "UAS", "LAS", "CLAS", "MLAS"):
+        assert f"\n{metric:<11}|" in result.stdout
+    scores = json.loads((tmp_path / "scores.json").read_text())
+    assert scores["words_per_second"] > 0
+    assert 90 <= scores["Tokens"]["f1"] <= 100 and 0 < scores["LAS"]["f1"] < 100
+    again = evaluate_raw_text_files(gold, tmp_path / "out.conllu")
+    assert again.to_dict() == {k: v for k, v in scores.items() if k != "words_per_second"}
+    result = run_command("evaluate", "--raw-text", "--skip-invalid", pipeline, gold,
+                         cwd=tmp_path)
+    assert result.returncode == 2 and "--skip-invalid" in result.stderr

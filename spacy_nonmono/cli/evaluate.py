@@ -2,7 +2,8 @@
 import json
 from pathlib import Path
 
-from .common import HelpFormatter, check_output_paths, load_parser_pipeline, warn
+from .common import (HelpFormatter, InputError, check_output_paths, load_parser_pipeline,
+                     load_pipeline, warn)
 
 
 def add_parser(commands) -> None:
@@ -20,6 +21,12 @@ def add_parser(commands) -> None:
     p.add_argument("--output", type=Path, default=None,
                    help="Write predictions as CoNLL-U here (the scored sentences)")
     p.add_argument("--json", type=Path, default=None, help="Write the scores as JSON here")
+    p.add_argument("--raw-text", action="store_true",
+                   help="Parse the gold file's raw text instead (its documents and paragraphs: "
+                   "# newdoc, # newpar) with the whole pipeline, tokenizer and sentences "
+                   "included, and score it as the CoNLL 2018 shared task does: F1 of tokens, "
+                   "sentences, words, UPOS, XPOS, UFeats, AllTags, Lemmas, UAS, LAS, CLAS, "
+                   "MLAS, BLEX after aligning system and gold by their characters")
     p.add_argument("--skip-invalid", action="store_true",
                    help="Skip gold sentences whose heads are not a tree (one warning each, "
                    "the count in the report and the JSON) instead of stopping")
@@ -32,6 +39,8 @@ def run(args) -> int:
     # Output paths and the gold file first: their errors are no reason to
     # wait for a pipeline to load, let alone for a parse.
     check_output_paths({"--output": args.output, "--json": args.json}, inputs=[args.gold])
+    if args.raw_text:
+        return run_raw_text(args)
     sentences, skipped = read_gold(args.gold, skip_invalid=args.skip_invalid)
     for error in skipped:
         warn(f"skipped {error}")
@@ -42,4 +51,27 @@ def run(args) -> int:
     if args.json:
         args.json.write_text(json.dumps(evaluation.to_dict(), indent=2))
     print(evaluation.to_table())
+    return 0
+
+
+def run_raw_text(args) -> int:
+    from ..evaluation import evaluate_pipeline_raw_text, read_gold
+
+    if args.skip_invalid:
+        raise InputError("--skip-invalid: the raw-text evaluation scores whole documents; "
+                         "it cannot leave a gold sentence out")
+    read_gold(args.gold)     # bad gold stops here, naming the file and line
+    nlp = load_pipeline(args.pipeline)
+    try:
+        evaluation, words_per_second = evaluate_pipeline_raw_text(nlp, args.gold,
+                                                                  output=args.output)
+    except ValueError as e:   # the system's text is not the gold's: a tokenizer that
+        raise InputError(f"cannot score {args.gold}: {' '.join(str(e).split())}") from None
+    if args.json:
+        args.json.write_text(json.dumps({**evaluation.to_dict(),
+                                         "words_per_second": round(words_per_second)},
+                                        indent=2))
+    print(f"{args.gold}: raw text through the whole pipeline, CoNLL 2018 scores "
+          f"({words_per_second:,.0f} words/s)")
+    print(evaluation.table())
     return 0

@@ -1,4 +1,5 @@
-"""Evaluation: CoNLL-U parsing and scoring (CoNLL 2018 conventions), speed."""
+"""Evaluation: CoNLL-U parsing and scoring (CoNLL 2018 conventions) on gold
+tokens and from raw text, CoNLL-U output, speed."""
 from .conllu_eval import (
     ConlluError,
     Evaluation,
@@ -10,6 +11,8 @@ from .conllu_eval import (
     read_gold,
     write_conllu,
 )
+from .raw_text import (RawTextEvaluation, Score, TextMismatchError, evaluate_pipeline_raw_text,
+                       evaluate_raw_text, evaluate_raw_text_files)
 from .speed import measure_speed
 
 __all__ = [
@@ -23,4 +26,10 @@ __all__ = [
     "read_gold",
     "write_conllu",
     "measure_speed",
+    "RawTextEvaluation",
+    "Score",
+    "TextMismatchError",
+    "evaluate_pipeline_raw_text",
+    "evaluate_raw_text",
+    "evaluate_raw_text_files",
 ]
