@@ -162,7 +162,8 @@ UDPIPE = "udpipe"
 ENSEMBLE = "&"
 REPARSE = "@"
 SPLITS = ("train", "dev", "test")
-STEPS = ("convert", "train", "evaluate", "speed", "compare", "all", "oracle-bounds", "arc-moves")
+STEPS = ("convert", "train", "evaluate", "evaluate-raw", "speed", "compare", "all",
+         "oracle-bounds", "arc-moves")
 PIPELINE_STEPS = ("convert", "train", "evaluate", "speed", "compare")   # what "all" runs
 
 
@@ -225,7 +226,7 @@ def add_arguments(p: argparse.ArgumentParser, treebank_selection: bool = True) -
 
 def add_parser(commands) -> None:
     p = commands.add_parser("workflow", help="Run a step of the benchmark workflow "
-                            "(convert, train, evaluate, speed, compare, all; and the "
+                            "(convert, train, evaluate, evaluate-raw, speed, compare, all; and the "
                             "covington_nm analyses oracle-bounds, arc-moves)",
                             description=__doc__,
                             formatter_class=RawHelpFormatter)
@@ -466,6 +467,31 @@ class Workflow:
                 if timing.exists():
                     scores["train_seconds"] = json.loads(timing.read_text())["seconds"]
                 target.write_text(json.dumps(scores, indent=2))
+
+    def evaluate_raw(self) -> None:
+        """The test file's raw text through each trained pipeline (tokenizer,
+        senter, tags, parser), scored as CoNLL 2018 does:
+        metrics/<treebank>/<run>.raw.json (F1 of tokens, sentences, words,
+        tags, UAS, LAS, ... and words/s)."""
+        from spacy_nonmono.evaluation import evaluate_pipeline_raw_text
+
+        for tb in self.treebanks:
+            for system, seed, run in self.runs():
+                target = self.metrics(tb, f"{run}.raw.json")
+                if not self.todo(target) or system == UDPIPE:
+                    continue
+                log(f"[{tb}] {run}: raw text")
+                nlp = self.load(tb, run)
+                evaluation, words_per_second = evaluate_pipeline_raw_text(
+                    nlp, self.conllu(tb, "test"),
+                    output=self.metrics(tb, f"{run}.raw.test.conllu"))
+                scores = evaluation.to_dict()
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.write_text(json.dumps({"test": scores,
+                                              "words_per_second": round(words_per_second)},
+                                             indent=2) + "\n")
+                log("  test: " + ", ".join(f"{name} {scores[name]['f1']:.2f}" for name in
+                                           ("Tokens", "Sentences", "UPOS", "UAS", "LAS")))
 
     def speed(self) -> None:
         from spacy_nonmono.evaluation import read_conllu

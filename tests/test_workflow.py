@@ -236,6 +236,11 @@ def test_workflow_evaluate_and_compare(tiny_pipeline, tmp_path):
     # No tagger in the pipeline: no UPOS accuracy.
     assert scores["test"]["upos"] is None and row.split(" | ")[8] == "n/a"
     assert row.endswith(f"| {per_word:.2f} ± 0.00 | {per_word / static:.2f}x ± 0.00x | 2 ± 1 |")
+    # evaluate-raw: the test file's raw text through the pipeline, CoNLL 2018 scores.
+    lab("workflow", "evaluate-raw", "--root", root, "--systems", "covington", cwd=ROOT)
+    raw = json.loads((root / "metrics" / "sample" / "covington.raw.json").read_text())
+    assert raw["words_per_second"] > 0 and 0 < raw["test"]["LAS"]["f1"] <= 100
+    assert (root / "metrics" / "sample" / "covington.raw.test.conllu").is_file()
 
 
 @pytest.mark.slow
