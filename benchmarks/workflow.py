@@ -217,6 +217,10 @@ def add_arguments(p: argparse.ArgumentParser, treebank_selection: bool = True) -
     p.add_argument("--pretrain-words", type=int, default=3_000_000,
                    help="+pretrain: words of raw text (a seeded sample of sentences) in the "
                    "one pass of `spacy pretrain`")
+    p.add_argument("--raw-tokenizer", choices=("language", "pipeline"), default="language",
+                   help="evaluate-raw: the tokenizer of the treebank's language where spaCy "
+                   "has it (the workflow's pipelines are multi-language, xx), or the "
+                   "pipeline's own")
     p.add_argument("--force", action="store_true", help="Redo steps whose outputs exist")
     p.add_argument("--skip-scored", action="store_true",
                    help="train: leave out runs that already have scores in metrics/ (for "
@@ -330,6 +334,18 @@ class Workflow:
         (folder / "pretrain_seconds.json").write_text(
             json.dumps({"seconds": round(time.perf_counter() - start, 1), "words": n_words}) + "\n")
         return weights
+
+    def language(self, treebank: str) -> Optional[str]:
+        """The treebank's language where spaCy has it (the code its CoNLL-U
+        files start with: hu-ud-test.conllu, en_ewt-ud-test.conllu), else None."""
+        from spacy.util import get_lang_class
+
+        code = self.conllu(treebank, "test").name.split("-")[0].split("_")[0]
+        try:
+            get_lang_class(code)
+        except ImportError:
+            return None
+        return code
 
     def metrics(self, treebank: str, name: str) -> Path:
         return self.args.root / "metrics" / treebank / name
@@ -470,24 +486,31 @@ class Workflow:
 
     def evaluate_raw(self) -> None:
         """The test file's raw text through each trained pipeline (tokenizer,
-        senter, tags, parser), scored as CoNLL 2018 does:
+        senter, tags, parser; the tokenizer of the treebank's language unless
+        --raw-tokenizer pipeline), scored as CoNLL 2018 does:
         metrics/<treebank>/<run>.raw.json (F1 of tokens, sentences, words,
         tags, UAS, LAS, ... and words/s)."""
         from spacy_nonmono.evaluation import evaluate_pipeline_raw_text
+        from spacy_nonmono.pipeline.tokenizers import use_language_tokenizer
 
         for tb in self.treebanks:
             for system, seed, run in self.runs():
                 target = self.metrics(tb, f"{run}.raw.json")
                 if not self.todo(target) or system == UDPIPE:
                     continue
-                log(f"[{tb}] {run}: raw text")
                 nlp = self.load(tb, run)
+                tokenizer = nlp.lang
+                lang = self.language(tb)
+                if self.args.raw_tokenizer == "language" and lang not in (None, nlp.lang):
+                    use_language_tokenizer(nlp, lang)
+                    tokenizer = lang
+                log(f"[{tb}] {run}: raw text ({tokenizer} tokenizer)")
                 evaluation, words_per_second = evaluate_pipeline_raw_text(
                     nlp, self.conllu(tb, "test"),
                     output=self.metrics(tb, f"{run}.raw.test.conllu"))
                 scores = evaluation.to_dict()
                 target.parent.mkdir(parents=True, exist_ok=True)
-                target.write_text(json.dumps({"test": scores,
+                target.write_text(json.dumps({"test": scores, "tokenizer": tokenizer,
                                               "words_per_second": round(words_per_second)},
                                              indent=2) + "\n")
                 log("  test: " + ", ".join(f"{name} {scores[name]['f1']:.2f}" for name in

@@ -199,3 +199,45 @@ def test_evaluate_raw_text(pipeline, tmp_path):
     result = run_command("evaluate", "--raw-text", "--skip-invalid", pipeline, gold,
                          cwd=tmp_path)
     assert result.returncode == 2 and "--skip-invalid" in result.stderr
+
+
+# -- another language's tokenizer ---------------------------------------------------------
+
+TEXT = "I don't know, e.g. Kovács stb. jött."
+
+
+def test_language_tokenizer_in_a_multi_language_pipeline(tmp_path):
+    """spaCy's rules of a language over an `xx` pipeline's vocab: in code
+    and in a config, saved and loaded with the pipeline."""
+    from spacy_nonmono.pipeline.tokenizers import language_tokenizer, use_language_tokenizer
+
+    nlp = spacy.blank("xx")
+    words = {lang: [t.text for t in language_tokenizer(lang, nlp.vocab)(TEXT)]
+             for lang in ("xx", "en", "hu")}
+    assert words["xx"] == [t.text for t in nlp(TEXT)]
+    assert "n't" in words["en"] and "e.g." in words["en"] and "don't" in words["xx"]
+    assert "stb." in words["hu"] and "stb." not in words["xx"]
+    use_language_tokenizer(nlp, "hu")
+    assert [t.text for t in nlp(TEXT)] == words["hu"] and nlp.lang == "xx"
+    configured = spacy.blank("xx", config={"nlp": {"tokenizer": {
+        "@tokenizers": "spacy_nonmono.LanguageTokenizer.v1", "lang": "en"}}})
+    assert [t.text for t in configured(TEXT)] == words["en"]
+    configured.to_disk(tmp_path / "en_rules")
+    assert [t.text for t in spacy.load(tmp_path / "en_rules")(TEXT)] == words["en"]
+    with pytest.raises(ValueError, match="spaCy has no language 'got'"):
+        language_tokenizer("got", nlp.vocab)
+
+
+def test_workflow_treebank_language(tmp_path):
+    from argparse import Namespace
+
+    from benchmarks.workflow import Workflow
+
+    ud = tmp_path / "ud"
+    for tb, code in (("hu_szeged", "hu"), ("en_ewt", "en_ewt"), ("got_proiel", "got")):
+        (ud / tb).mkdir(parents=True)
+        for split in ("train", "dev", "test"):
+            (ud / tb / f"{code}-ud-{split}.conllu").write_text("")
+    workflow = Workflow(Namespace(ud_dir=ud, treebanks="hu_szeged,en_ewt,got_proiel",
+                                  systems="covington", seeds="0"))
+    assert [workflow.language(tb) for tb in workflow.treebanks] == ["hu", "en", None]
