@@ -217,6 +217,34 @@ def sentence_length_table(results: Results, treebanks: List[str], systems: List[
     return "\n".join(lines) if len(lines) > 2 else None
 
 
+RAW_METRICS = ("Tokens", "Sentences", "Words", "UPOS", "UAS", "LAS", "CLAS")
+
+
+def raw_text_table(raw: Results, treebanks: List[str], systems: List[str]) -> Optional[str]:
+    """F1 from raw text (the evaluate-raw step's scores, CoNLL 2018 style):
+    mean ± sd over seeds, the paired LAS difference to the first system with
+    such scores, the tokenizer used and words/s; None when no run has them."""
+    lines = ["| treebank | system | seeds | tokenizer | " + " | ".join(RAW_METRICS)
+             + " | Δ LAS (paired) | words/s |", "|---|---|---|---|" + "---:|" *
+             len(RAW_METRICS) + "---|---:|"]
+    for tb in treebanks:
+        present = [s for s in systems if raw.get((tb, s))]
+        if not present:
+            continue
+        reference = {run["seed"]: run for run in raw[(tb, present[0])]}
+        for system in present:
+            runs = raw[(tb, system)]
+            cells = [_cell(mean_sd([run["test"][m]["f1"] for run in runs])) for m in RAW_METRICS]
+            paired = _paired(runs, reference, lambda run: run["test"]["LAS"]["f1"])
+            delta = "ref." if system == present[0] else (
+                f"{_difference(paired)} ({paired['verdict']})" if paired else "n/a")
+            tokenizers = "/".join(sorted({run.get("tokenizer", "?") for run in runs}))
+            speed = _cell(mean_sd([run["words_per_second"] for run in runs]), "{:,.0f}")
+            lines.append(f"| {tb} | {label(system)} | {len(runs)} | {tokenizers} | "
+                         + " | ".join(cells) + f" | {delta} | {speed} |")
+    return "\n".join(lines) if len(lines) > 2 else None
+
+
 def write_plots(results: Results, treebanks: List[str], systems: List[str],
                 output: Path) -> List[Path]:
     """results/las_by_length.png and results/las_by_projectivity.png: test

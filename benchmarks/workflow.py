@@ -498,6 +498,9 @@ class Workflow:
                 target = self.metrics(tb, f"{run}.raw.json")
                 if not self.todo(target) or system == UDPIPE:
                     continue
+                if not self.model(tb, run).exists():
+                    log(f"[{tb}] {run}: no trained model, left out")
+                    continue
                 nlp = self.load(tb, run)
                 tokenizer = nlp.lang
                 lang = self.language(tb)
@@ -542,8 +545,8 @@ class Workflow:
             target.write_text(json.dumps(speed, indent=2))
 
     def compare(self) -> None:
-        from benchmarks.compare import (comparison_table, sentence_length_table, summary_json,
-                                        write_plots)
+        from benchmarks.compare import (comparison_table, raw_text_table, sentence_length_table,
+                                        summary_json, write_plots)
 
         results, static = {}, {}
         for tb in self.treebanks:
@@ -582,6 +585,20 @@ class Workflow:
             log(f"Wrote {out / 'by_sentence_length.md'}")
         else:   # not an earlier comparison's table next to this one
             (out / "by_sentence_length.md").unlink(missing_ok=True)
+        raw = {}
+        for tb in self.treebanks:
+            for system, seed, run in self.runs():
+                path = self.metrics(tb, f"{run}.raw.json")
+                if path.exists():
+                    raw.setdefault((tb, system), []).append(
+                        dict(json.loads(path.read_text()), seed=seed))
+        raw_table = raw_text_table(raw, self.treebanks, self.systems)
+        if raw_table is not None:
+            (out / "raw_text.md").write_text(raw_table + "\n")
+            log("\n" + raw_table)
+            log(f"Wrote {out / 'raw_text.md'}")
+        else:
+            (out / "raw_text.md").unlink(missing_ok=True)
         for path in write_plots(results, self.treebanks, self.systems, out):
             log(f"Wrote {path}")
         log(f"Wrote {out / 'comparison.md'}")

@@ -241,6 +241,11 @@ def test_workflow_evaluate_and_compare(tiny_pipeline, tmp_path):
     raw = json.loads((root / "metrics" / "sample" / "covington.raw.json").read_text())
     assert raw["words_per_second"] > 0 and 0 < raw["test"]["LAS"]["f1"] <= 100
     assert (root / "metrics" / "sample" / "covington.raw.test.conllu").is_file()
+    out = lab("workflow", "compare", *args, cwd=ROOT)   # a raw-text table, seed 0 only
+    [raw_row] = [line for line in (root / "results" / "raw_text.md").read_text().splitlines()
+                 if line.startswith("| sample |")]
+    assert raw_row.startswith("| sample | covington | 1 | en | ") and raw_row in out
+    assert f"| {raw['test']['LAS']['f1']:.2f} |" in raw_row
 
 
 @pytest.mark.slow
