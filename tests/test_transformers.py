@@ -92,6 +92,7 @@ def run_without_torch(code: str) -> subprocess.CompletedProcess:
                            + code], cwd=ROOT, capture_output=True, text=True)
 
 
+@pytest.mark.slow      # a fresh interpreter
 def test_no_module_of_the_package_imports_torch():
     result = run_without_torch(
         "import importlib, pkgutil, spacy_nonmono, benchmarks\n"
@@ -111,6 +112,7 @@ needs_extra = pytest.mark.skipif(not HAS_EXTRA, reason="the transformers extra i
                                  "installed (pip install -e \".[test,transformers]\")")
 
 
+@pytest.mark.slow      # a fresh interpreter
 @pytest.mark.skipif(HAS_EXTRA, reason="the transformers extra is installed, and spaCy "
                     "loads its factories (and torch) with every pipeline")
 def test_the_install_without_the_extra_parses_without_torch():

@@ -351,9 +351,7 @@ def token_vectors(docs: Sequence[Doc]):
     keys = numpy.concatenate([doc.to_array(attr) for doc in docs]).astype("uint64")
     xp = get_array_module(table.data)
     if table.mode == Mode.floret:
-        # Floret hashes a word's character n-grams: once per distinct word.
-        unique, inverse = numpy.unique(keys, return_inverse=True)
-        return table.get_batch(unique)[xp.asarray(inverse)].astype("f", copy=False)
+        return table.get_batch(keys).astype("f", copy=False)
     # The rows on the host, from the table's key -> row dict (Vectors.find
     # would build them on the table's device, to be copied back).
     key2row = table.key2row
