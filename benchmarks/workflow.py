@@ -42,6 +42,9 @@ from typing import Dict, NamedTuple, Optional, Sequence, Tuple
 from spacy_nonmono.cli.common import (InputError, RawHelpFormatter, load_parser_pipeline,
                                       parse_batch_sizes)
 from spacy_nonmono.configs import CONFIG_DIR
+from spacy_nonmono.pipeline.senter import DEFAULT_MAX_LENGTH
+
+from .text_cost import senter_bound
 
 # Variant name -> settings merged onto the component's defaults by
 # "<system>+<variant>" (left to right): system options, except the component
@@ -221,6 +224,10 @@ def add_arguments(p: argparse.ArgumentParser, treebank_selection: bool = True) -
                    help="evaluate-raw: the tokenizer of the treebank's language where spaCy "
                    "has it (the workflow's pipelines are multi-language, xx), or the "
                    "pipeline's own")
+    p.add_argument("--senter-max-length", type=senter_bound, default=DEFAULT_MAX_LENGTH,
+                   help="evaluate-raw: no sentence longer than this many words, cut at the "
+                   "senter's likeliest boundaries (bound_sentences; \"none\": the senter as "
+                   "trained). Pipelines trained before nonmono_senter get it here")
     p.add_argument("--force", action="store_true", help="Redo steps whose outputs exist")
     p.add_argument("--skip-scored", action="store_true",
                    help="train: leave out runs that already have scores in metrics/ (for "
@@ -491,6 +498,7 @@ class Workflow:
         metrics/<treebank>/<run>.raw.json (F1 of tokens, sentences, words,
         tags, UAS, LAS, ... and words/s)."""
         from spacy_nonmono.evaluation import evaluate_pipeline_raw_text
+        from spacy_nonmono.pipeline.senter import bound_sentences
         from spacy_nonmono.pipeline.tokenizers import use_language_tokenizer
 
         for tb in self.treebanks:
@@ -507,13 +515,18 @@ class Workflow:
                 if self.args.raw_tokenizer == "language" and lang not in (None, nlp.lang):
                     use_language_tokenizer(nlp, lang)
                     tokenizer = lang
-                log(f"[{tb}] {run}: raw text ({tokenizer} tokenizer)")
+                bound = self.args.senter_max_length
+                if "senter" in nlp.pipe_names:
+                    bound_sentences(nlp, bound)
+                log(f"[{tb}] {run}: raw text ({tokenizer} tokenizer, sentences at most "
+                    f"{bound or 'any number of'} words)")
                 evaluation, words_per_second = evaluate_pipeline_raw_text(
                     nlp, self.conllu(tb, "test"),
                     output=self.metrics(tb, f"{run}.raw.test.conllu"))
                 scores = evaluation.to_dict()
                 target.parent.mkdir(parents=True, exist_ok=True)
                 target.write_text(json.dumps({"test": scores, "tokenizer": tokenizer,
+                                              "senter_max_length": bound,
                                               "words_per_second": round(words_per_second)},
                                              indent=2) + "\n")
                 log("  test: " + ", ".join(f"{name} {scores[name]['f1']:.2f}" for name in

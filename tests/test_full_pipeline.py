@@ -86,6 +86,9 @@ def test_shipped_full_pipeline_is_filled_and_selects_by_dev_uas_las():
     # The senter runs first on its own encoder; the shared BiLSTM then reads
     # each sentence alone, on raw text as on gold sentences.
     assert components["senter"]["model"]["tok2vec"]["@architectures"] == "spacy.HashEmbedCNN.v2"
+    # No sentence longer than 60 words reaches the n⁴ decoder from raw text.
+    assert (components["senter"]["factory"], components["senter"]["max_length"]) == \
+        ("nonmono_senter", 60)
     assert components["tok2vec"]["model"]["sentences"] is True
     assert config["corpora"]["train"]["gold_sentences"] is True
     assert config["initialize"]["before_init"] == {

@@ -1,5 +1,7 @@
 from .ensemble import ParserEnsemble, make_nonmono_ensemble
 from .parser import NonMonoParser, assigns_dependencies, make_nonmono_parser
+from .senter import BoundedSentenceRecognizer, bound_sentences, make_nonmono_senter
 
-__all__ = ["NonMonoParser", "ParserEnsemble", "assigns_dependencies", "make_nonmono_ensemble",
-           "make_nonmono_parser"]
+__all__ = ["BoundedSentenceRecognizer", "NonMonoParser", "ParserEnsemble", "assigns_dependencies",
+           "bound_sentences", "make_nonmono_ensemble", "make_nonmono_parser",
+           "make_nonmono_senter"]
