@@ -218,13 +218,29 @@ def sentence_length_table(results: Results, treebanks: List[str], systems: List[
 
 
 RAW_METRICS = ("Tokens", "Sentences", "Words", "UPOS", "UAS", "LAS", "CLAS")
+# Raw-text F1 of others on the same test sets (UD 2.0 test data of the CoNLL
+# 2017 shared task, Zeman et al. 2017: its baseline UDPipe 1.1, UDPipe 1.2 and
+# the task's best LAS), and the MH4 paper's Table 5 (Gomez-Rodriguez, Shi & Lee
+# 2018: MH4 on UDPipe's segmentation). Only the figures these sources give.
+RAW_TEXT_REFERENCES = {
+    "got_proiel": {"CoNLL 2017 baseline (UDPipe 1.1)": {"Sentences": 27.85, "LAS": 59.81},
+                   "UDPipe 1.2": {"LAS": 62.80}, "CoNLL 2017 best": {"LAS": 71.36},
+                   "MH4 paper, Table 5": {"LAS": 67.92}},
+    "hu_szeged": {"CoNLL 2017 baseline (UDPipe 1.1)": {"Sentences": 93.85, "LAS": 64.30},
+                  "UDPipe 1.2": {"LAS": 66.54}, "CoNLL 2017 best": {"LAS": 77.56},
+                  "MH4 paper, Table 5": {"LAS": 76.90}},
+    "la_perseus": {"CoNLL 2017 baseline (UDPipe 1.1)": {"Sentences": 98.09, "LAS": 43.77},
+                   "UDPipe 1.2": {"LAS": 47.02}, "CoNLL 2017 best": {"LAS": 63.37}},
+}
 
 
 def raw_text_table(raw: Results, treebanks: List[str], systems: List[str]) -> Optional[str]:
     """F1 from raw text (the evaluate-raw step's scores, CoNLL 2018 style):
     mean ± sd over seeds, the paired LAS difference to the first system with
-    such scores, the tokenizer used and words/s; None when no run has them."""
-    lines = ["| treebank | system | seeds | tokenizer | " + " | ".join(RAW_METRICS)
+    such scores, the tokenizer and senter bound used and words/s, then the
+    published scores of others (RAW_TEXT_REFERENCES); None when no run has
+    them."""
+    lines = ["| treebank | system | seeds | tokenizer, sentence bound | " + " | ".join(RAW_METRICS)
              + " | Δ LAS (paired) | words/s |", "|---|---|---|---|" + "---:|" *
              len(RAW_METRICS) + "---|---:|"]
     for tb in treebanks:
@@ -240,8 +256,13 @@ def raw_text_table(raw: Results, treebanks: List[str], systems: List[str]) -> Op
                 f"{_difference(paired)} ({paired['verdict']})" if paired else "n/a")
             tokenizers = "/".join(sorted({run.get("tokenizer", "?") for run in runs}))
             speed = _cell(mean_sd([run["words_per_second"] for run in runs]), "{:,.0f}")
-            lines.append(f"| {tb} | {label(system)} | {len(runs)} | {tokenizers} | "
+            bounds = {run.get("senter_max_length") for run in runs}
+            sentences = "/".join(sorted(f"≤ {b}" if b else "any" for b in bounds))
+            lines.append(f"| {tb} | {label(system)} | {len(runs)} | {tokenizers}, {sentences} | "
                          + " | ".join(cells) + f" | {delta} | {speed} |")
+        for name, scores in RAW_TEXT_REFERENCES.get(tb, {}).items():
+            cells = [f"{scores[m]:.2f}" if m in scores else "" for m in RAW_METRICS]
+            lines.append("| " + " | ".join([tb, name, "", "", *cells, "", ""]) + " |")
     return "\n".join(lines) if len(lines) > 2 else None
 
 

@@ -515,8 +515,9 @@ class Workflow:
                 if self.args.raw_tokenizer == "language" and lang not in (None, nlp.lang):
                     use_language_tokenizer(nlp, lang)
                     tokenizer = lang
-                bound = self.args.senter_max_length
+                bound = None
                 if "senter" in nlp.pipe_names:
+                    bound = self.args.senter_max_length
                     bound_sentences(nlp, bound)
                 log(f"[{tb}] {run}: raw text ({tokenizer} tokenizer, sentences at most "
                     f"{bound or 'any number of'} words)")

@@ -244,7 +244,8 @@ def test_workflow_evaluate_and_compare(tiny_pipeline, tmp_path):
     out = lab("workflow", "compare", *args, cwd=ROOT)   # a raw-text table, seed 0 only
     [raw_row] = [line for line in (root / "results" / "raw_text.md").read_text().splitlines()
                  if line.startswith("| sample |")]
-    assert raw_row.startswith("| sample | covington | 1 | en | ") and raw_row in out
+    # No senter in this pipeline: no sentence bound.
+    assert raw_row.startswith("| sample | covington | 1 | en, any | ") and raw_row in out
     assert f"| {raw['test']['LAS']['f1']:.2f} |" in raw_row
 
 
@@ -730,3 +731,23 @@ def test_beam_systems_train(tmp_path):
               "--steps", "2", "--batch-size", "4", cwd=tmp_path)
     for name in ("spacy_parser+beam", "covington_nm+beam", "swap_stay_eager+beam+early+beam_every"):
         assert f"| {name} |" in out
+
+
+def test_raw_text_table_shows_the_published_scores_beside_ours():
+    """Each treebank's raw-text rows end with the others' published F1 on the
+    same test set, each in its metric's column."""
+    from benchmarks.compare import RAW_METRICS, raw_text_table
+
+    scores = {m: {"f1": 90.0} for m in RAW_METRICS}
+    runs = [{"seed": 0, "test": scores, "tokenizer": "la", "senter_max_length": 60,
+             "words_per_second": 1000}]
+    table = raw_text_table({("la_perseus", "mh4"): runs}, ["la_perseus"], ["mh4"])
+    rows = [[cell.strip() for cell in line.split("|")[1:-1]] for line in table.splitlines()[2:]]
+    assert rows[0][1:4] == ["mh4", "1", "la, ≤ 60"]
+    baseline = next(row for row in rows if row[1] == "CoNLL 2017 baseline (UDPipe 1.1)")
+    column = {m: 4 + k for k, m in enumerate(RAW_METRICS)}
+    assert all(len(row) == len(rows[0]) for row in rows)
+    assert (baseline[column["Sentences"]], baseline[column["LAS"]]) == ("98.09", "43.77")
+    assert baseline[column["Tokens"]] == ""
+    assert [row[1] for row in rows[1:]] == ["CoNLL 2017 baseline (UDPipe 1.1)", "UDPipe 1.2",
+                                            "CoNLL 2017 best"]
