@@ -98,24 +98,24 @@ class BoundedSentenceRecognizer(SentenceRecognizer):
             docs = [docs]
         if not batch_tag_ids or not isinstance(batch_tag_ids[0], tuple):
             return super().set_annotations(docs, batch_tag_ids)
-        preset = [[token.is_sent_start for token in doc] for doc in docs]
+        # SENT_START before the senter: 1 a start, -1 not one, 0 unset.
+        preset = [doc.to_array("SENT_START").astype("int64") for doc in docs]
         super().set_annotations(docs, [guesses for guesses, _ in batch_tag_ids])
         if self.max_length is None:
             return
         for doc, (_, log_odds), fixed in zip(docs, batch_tag_ids, preset):
             self._bound(doc, log_odds, fixed)
 
-    def _bound(self, doc: Doc, log_odds: numpy.ndarray, fixed: List[Optional[bool]]) -> None:
+    def _bound(self, doc: Doc, log_odds: numpy.ndarray, preset: numpy.ndarray) -> None:
         """Cut the doc's sentences longer than max_length at their likeliest
-        boundaries; a word whose start was set before the senter ran (and
-        is not overwritten) keeps it."""
-        overwrite = self.cfg["overwrite"]
+        boundaries; a word set not to start a sentence before the senter ran
+        (and not overwritten) stays so."""
         for sent in list(doc.sents):
             if len(sent) <= self.max_length:
                 continue
             odds = log_odds[sent.start:sent.end].copy()
-            if not overwrite:
-                odds[[fixed[i] is False for i in range(sent.start, sent.end)]] = -numpy.inf
+            if not self.cfg["overwrite"]:
+                odds[preset[sent.start:sent.end] == -1] = -numpy.inf
             starts = likeliest_starts(odds, self.max_length)
             for p in starts or ():
                 doc[sent.start + p].is_sent_start = True
