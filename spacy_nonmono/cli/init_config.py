@@ -13,6 +13,7 @@ Example:
   spacy-nonmono init-config full.cfg --pipeline full --lang la --vectors vectors/la
   spacy-nonmono init-config full.cfg --pipeline full --lang la --vectors vectors/la \
       --pretraining
+  spacy-nonmono init-config full.cfg --pipeline full --lang en --tokenizer treebank
 """
 import json
 import sys
@@ -71,6 +72,12 @@ def add_parser(commands) -> None:
                    "sentence a line), so that `spacy pretrain CONFIG DIR` pretrains the shared "
                    "encoder and `spacy train CONFIG --paths.init_tok2vec DIR/model-last.bin` "
                    "starts from it")
+    p.add_argument("--tokenizer", default="language", choices=("language", "treebank"),
+                   help="language: spaCy's tokenizer of --lang; treebank: one "
+                   "learned at initialization from the training treebank, on top of spaCy's "
+                   "rules of the pipeline's language (spacy_nonmono.TreebankTokenizer.v1; "
+                   "set paths.train_conllu to the training CoNLL-U file: "
+                   "docs/configuration.md#a-tokenizer-learned-from-the-treebank)")
     p.set_defaults(run=run)
 
 
@@ -102,20 +109,24 @@ def run(args) -> int:
                                decoding_options=dict(parse_option(text)
                                                      for text in args.decoding_option) or None,
                                pipeline=args.pipeline, vectors=args.vectors,
-                               pretraining=args.pretraining, transformer=args.transformer)
+                               pretraining=args.pretraining, transformer=args.transformer,
+                               tokenizer=args.tokenizer)
     except Exception as e:   # the component's ValueErrors, spaCy's config and language errors
         message = " ".join(str(e).split())
         raise InputError(f"cannot make this config: {message}") from None
     settings = config["components"]["nonmono_parser"]
+    treebank = args.tokenizer == "treebank"
     header = (f"pipeline {', '.join(config['nlp']['pipeline'])}; "
               f"nonmono_parser: system {settings['system']!r}, decoding "
               f"{settings['decoding']!r}, oracle {settings['oracle']!r}, "
               f"system_options {dict(settings['system_options'])!r}, "
               f"static vectors {config['paths']['vectors']!r}"
-              f"{', pretraining settings' if args.pretraining else ''}, made by "
+              f"{', pretraining settings' if args.pretraining else ''}"
+              f"{', tokenizer learned from paths.train_conllu' if treebank else ''}, made by "
               f"`spacy-nonmono init-config`.\n"
               "Train: spacy train CONFIG --output DIR --paths.train TRAIN.spacy "
-              "--paths.dev DEV.spacy")
+              "--paths.dev DEV.spacy"
+              f"{' --paths.train_conllu TRAIN.conllu' if treebank else ''}")
     text = config_text(config, header)
     if output is None:
         sys.stdout.write(text)

@@ -78,6 +78,7 @@ def filled_config(
     vectors: Optional[str] = None,
     pretraining: bool = False,
     transformer: Optional[str] = None,
+    tokenizer: str = "language",
 ) -> Config:
     """A packaged config with these settings of the nonmono_parser
     component, filled: `pipeline` "parser" (nonmono_parser.cfg: the component
@@ -89,7 +90,10 @@ def filled_config(
     vectors: a pipeline with static vectors (`spacy init vectors`), loaded at
     initialization (`paths.vectors`) and read by every encoder of the
     pipeline (`read_static_vectors`).
-    pretraining: add the settings of `spacy pretrain` (`add_pretraining`)."""
+    pretraining: add the settings of `spacy pretrain` (`add_pretraining`).
+    tokenizer: "language" (spaCy's tokenizer of the pipeline's language) or
+    "treebank" (one learned from the training treebank,
+    `add_treebank_tokenizer`)."""
     from spacy import util
 
     from ..registry import get_decoder
@@ -121,6 +125,10 @@ def filled_config(
         read_static_vectors(config)
     if pretraining:
         add_pretraining(config)
+    if tokenizer == "treebank":
+        add_treebank_tokenizer(config)
+    elif tokenizer != "language":
+        raise ValueError(f"Unknown tokenizer {tokenizer!r}: expected 'language' or 'treebank'.")
     if pipeline == "transformer":
         config = transformer_pipeline(config, *xlmr_transformer(transformer or
                                                                 "xlm-roberta-base"))
@@ -169,6 +177,25 @@ def read_static_vectors(config: Config) -> Config:
 
     for component in config["components"].values():
         visit(component.get("model"))
+    return config
+
+
+def add_treebank_tokenizer(config: Config) -> Config:
+    """Make the config's tokenizer one learned from the training treebank
+    (in place): `spacy_nonmono.TreebankTokenizer.v1` (on spaCy's rules of
+    the pipeline's language, or of `lang` if set), learned at initialization
+    from the CoNLL-U file `paths.train_conllu` (null here: initialization
+    then stops and says to set it) with the default settings, written out."""
+    from ..pipeline.tokenizers import (MIN_AFFIX_COUNT, MIN_AFFIX_RATIO,
+                                       MIN_EXCEPTION_COUNT)
+
+    config["paths"]["train_conllu"] = None
+    config["nlp"]["tokenizer"] = {"@tokenizers": "spacy_nonmono.TreebankTokenizer.v1",
+                                  "lang": None}
+    config["initialize"]["tokenizer"] = {"conllu_path": "${paths.train_conllu}",
+                                         "min_affix_count": MIN_AFFIX_COUNT,
+                                         "min_affix_ratio": MIN_AFFIX_RATIO,
+                                         "min_exception_count": MIN_EXCEPTION_COUNT}
     return config
 
 
