@@ -220,10 +220,12 @@ def add_arguments(p: argparse.ArgumentParser, treebank_selection: bool = True) -
     p.add_argument("--pretrain-words", type=int, default=3_000_000,
                    help="+pretrain: words of raw text (a seeded sample of sentences) in the "
                    "one pass of `spacy pretrain`")
-    p.add_argument("--raw-tokenizer", choices=("language", "pipeline"), default="language",
-                   help="evaluate-raw: the tokenizer of the treebank's language where spaCy "
-                   "has it (the workflow's pipelines are multi-language, xx), or the "
-                   "pipeline's own")
+    p.add_argument("--raw-tokenizer", choices=("treebank", "language", "pipeline"),
+                   default="treebank",
+                   help="evaluate-raw: a tokenizer learned from the treebank's training file "
+                   "over spaCy's rules of its language (xx where spaCy has none), the rules of "
+                   "the treebank's language alone where spaCy has it (the workflow's pipelines "
+                   "are multi-language, xx), or the pipeline's own")
     p.add_argument("--senter-max-length", type=senter_bound, default=DEFAULT_MAX_LENGTH,
                    help="evaluate-raw: no sentence longer than this many words, cut at the "
                    "senter's likeliest boundaries (bound_sentences; \"none\": the senter as "
@@ -493,13 +495,13 @@ class Workflow:
 
     def evaluate_raw(self) -> None:
         """The test file's raw text through each trained pipeline (tokenizer,
-        senter, tags, parser; the tokenizer of the treebank's language unless
-        --raw-tokenizer pipeline), scored as CoNLL 2018 does:
+        senter, tags, parser; the tokenizer --raw-tokenizer says, by default
+        learned from the treebank's training file), scored as CoNLL 2018 does:
         metrics/<treebank>/<run>.raw.json (F1 of tokens, sentences, words,
         tags, UAS, LAS, ... and words/s)."""
         from spacy_nonmono.evaluation import evaluate_pipeline_raw_text
         from spacy_nonmono.pipeline.senter import bound_sentences
-        from spacy_nonmono.pipeline.tokenizers import use_language_tokenizer
+        from spacy_nonmono.pipeline.tokenizers import use_language_tokenizer, use_treebank_tokenizer
 
         for tb in self.treebanks:
             for system, seed, run in self.runs():
@@ -512,7 +514,10 @@ class Workflow:
                 nlp = self.load(tb, run)
                 tokenizer = nlp.lang
                 lang = self.language(tb)
-                if self.args.raw_tokenizer == "language" and lang not in (None, nlp.lang):
+                if self.args.raw_tokenizer == "treebank":
+                    use_treebank_tokenizer(nlp, self.conllu(tb, "train"), lang or "xx")
+                    tokenizer = f"{lang or 'xx'} + {tb} train"
+                elif self.args.raw_tokenizer == "language" and lang not in (None, nlp.lang):
                     use_language_tokenizer(nlp, lang)
                     tokenizer = lang
                 bound = None

@@ -245,7 +245,9 @@ def test_workflow_evaluate_and_compare(tiny_pipeline, tmp_path):
     [raw_row] = [line for line in (root / "results" / "raw_text.md").read_text().splitlines()
                  if line.startswith("| sample |")]
     # No senter in this pipeline: no sentence bound.
-    assert raw_row.startswith("| sample | covington | 1 | en, any | ") and raw_row in out
+    assert raw["tokenizer"] == "en + sample train"      # learned from the training file
+    assert raw_row.startswith("| sample | covington | 1 | en + sample train, any | ")
+    assert raw_row in out
     assert f"| {raw['test']['LAS']['f1']:.2f} |" in raw_row
 
 
