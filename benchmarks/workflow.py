@@ -526,11 +526,11 @@ class Workflow:
                     bound_sentences(nlp, bound)
                 log(f"[{tb}] {run}: raw text ({tokenizer} tokenizer, sentences at most "
                     f"{bound or 'any number of'} words)")
+                target.parent.mkdir(parents=True, exist_ok=True)
                 evaluation, words_per_second = evaluate_pipeline_raw_text(
                     nlp, self.conllu(tb, "test"),
                     output=self.metrics(tb, f"{run}.raw.test.conllu"))
                 scores = evaluation.to_dict()
-                target.parent.mkdir(parents=True, exist_ok=True)
                 target.write_text(json.dumps({"test": scores, "tokenizer": tokenizer,
                                               "senter_max_length": bound,
                                               "words_per_second": round(words_per_second)},
