@@ -201,6 +201,31 @@ def test_evaluate_raw_text(pipeline, tmp_path):
     assert result.returncode == 2 and "--skip-invalid" in result.stderr
 
 
+def test_multiword_tokens_of_a_treebank_tokenizer(pipeline, tmp_path):
+    """A pipeline given the tokenizer learned from a treebank and saved:
+    `parse` writes the spelled multiword tokens it cuts ("don't" = "do" +
+    "n't") as range lines, and `evaluate --raw-text` finds every gold token
+    and word."""
+    import json
+
+    from spacy_nonmono.pipeline.tokenizers import use_treebank_tokenizer
+
+    (tmp_path / "gold.conllu").write_text(RAW_GOLD, encoding="utf8")
+    nlp = use_treebank_tokenizer(spacy.load(pipeline), tmp_path / "gold.conllu")
+    nlp.to_disk(tmp_path / "model")
+    (tmp_path / "in.txt").write_text("I don't know. Yes.\n\nGo!\n", encoding="utf8")
+    run_command("parse", "model", "in.txt", "--output", "out.conllu", cwd=tmp_path, check=True)
+    sentences = read_conllu(tmp_path / "out.conllu")
+    assert [(t["id"], t["form"]) for s in sentences for t in s if isinstance(t["id"], tuple)] \
+        == [((2, "-", 3), "don't")]
+    surface = [t for t in sentences[0] if t["id"] not in (2, 3)]   # the range line, not its words
+    assert reconstructed_text(surface) == sentences[0].metadata["text"] == "I don't know."
+    run_command("evaluate", "--raw-text", "model", "gold.conllu", "--json", "scores.json",
+                cwd=tmp_path, check=True)
+    scores = json.loads((tmp_path / "scores.json").read_text())
+    assert scores["Tokens"]["f1"] == 100 and scores["Words"]["f1"] == 100
+
+
 # -- another language's tokenizer ---------------------------------------------------------
 
 TEXT = "I don't know, e.g. Kovács stb. jött."

@@ -6,7 +6,14 @@
   otherwise), `SpaceAfter=No` in MISC where no space follows the token.
   Whitespace tokens (spaCy makes one of a run of spaces or a line break)
   are not words in CoNLL-U: they are left out, and a word attached to one
-  is attached to its nearest head that is a word.
+  is attached to its nearest head that is a word. Multiword tokens: where
+  `doc.user_data["multiword_tokens"]` (MULTIWORD_TOKENS; set by
+  `TreebankTokenizer`) lists (start, end) token spans that are one surface
+  token, a range line `start-end FORM _ ... _ MISC` (the words' FORMs
+  joined) comes before the span's words, and `SpaceAfter=No` goes on the
+  range line, not on the words, as the CoNLL-U format has it. A span that
+  is not within one sentence, or whose tokens have space between them or
+  are not all words, is written as plain words.
 - `text_documents`: a raw text file, streamed, as documents: paragraphs
   (split at blank lines), the whitespace inside a paragraph made single
   spaces, as UD's `# text` has it.
@@ -16,7 +23,7 @@
   sentence, multiword tokens, empty nodes and comments kept.
 """
 from pathlib import Path
-from typing import Iterator, List, Optional, Tuple
+from typing import Dict, Iterator, List, Optional, Tuple
 
 import conllu
 from spacy.tokens import Doc, Span
@@ -24,6 +31,9 @@ from spacy.tokens import Doc, Span
 from .conllu_eval import ConlluError, _sentence_blocks, is_word, sentence_doc
 
 ROOT_LABELS = ("ROOT", "root")
+# doc.user_data key: the (start, end) token spans (end exclusive) that are
+# one surface token, a multiword token, in order; kept by Doc.to_bytes.
+MULTIWORD_TOKENS = "multiword_tokens"
 
 
 def _value(text: str) -> str:
@@ -50,21 +60,47 @@ def _word_heads(sent: Span, words: List) -> List[Optional[int]]:
     return heads
 
 
+def multiword_spans(sent: Span) -> Dict[int, int]:
+    """The doc's multiword tokens (MULTIWORD_TOKENS) that can be written in
+    this sentence: first token index -> end, for spans of at least two
+    tokens within the sentence, all words (no whitespace token) with no
+    space between them, not overlapping an earlier one."""
+    doc = sent.doc
+    spans, end = {}, sent.start
+    for start, stop in sorted(tuple(span) for span in doc.user_data.get(MULTIWORD_TOKENS, ())):
+        if start < end or start < sent.start or stop > sent.end or stop - start < 2:
+            continue
+        tokens = doc[start:stop]
+        if any(token.is_space for token in tokens) or \
+                any(token.whitespace_ for token in tokens[:-1]):
+            continue
+        spans[start], end = stop, stop
+    return spans
+
+
 def sentence_lines(sent: Span, sent_id: str, no_space_at_end: bool = False) -> List[str]:
     """The CoNLL-U lines of one sentence of a parsed doc (no blank line)."""
+    doc = sent.doc
     words = [token for token in sent if not token.is_space]
+    no_space = []   # of each word: no space follows it
+    for k, token in enumerate(words, start=1):
+        space = bool(token.whitespace_) or (token.i + 1 < len(doc) and doc[token.i + 1].is_space)
+        no_space.append(no_space_at_end if k == len(words) else not space)
+    multiword = multiword_spans(sent) if MULTIWORD_TOKENS in doc.user_data else {}
     lines = [f"# sent_id = {sent_id}", f"# text = {' '.join(sent.text.split())}"]
+    inside = 0   # the end of the multiword token being written
     for k, (token, head) in enumerate(zip(words, _word_heads(sent, words)), start=1):
-        last = k == len(words)
-        space = bool(token.whitespace_) or (token.i + 1 < len(sent.doc)
-                                             and sent.doc[token.i + 1].is_space)
-        no_space = (not space and not last) or (last and no_space_at_end)
+        if token.i in multiword:
+            inside = multiword[token.i]
+            last = k + inside - token.i - 1
+            lines.append("\t".join([f"{k}-{last}", doc[token.i:inside].text] + ["_"] * 7 +
+                                    ["SpaceAfter=No" if no_space[last - 1] else "_"]))
         feats = str(token.morph) if token.has_morph() else ""
         lines.append("\t".join([
             str(k), token.text, _value(token.lemma_), _value(token.pos_), _value(token.tag_),
             _value(feats), "_" if head is None else str(head),
             "_" if head is None else _deprel(token.dep_), "_",
-            "SpaceAfter=No" if no_space else "_"]))
+            "SpaceAfter=No" if no_space[k - 1] and token.i >= inside else "_"]))
     return lines
 
 

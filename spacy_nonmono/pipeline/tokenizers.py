@@ -34,9 +34,7 @@ they do not (German "zum" = "zu dem": a tokenizer only cuts text, it cannot
 write "dem"). Such a token is then one word for the rest of the pipeline,
 tagged and attached as one word, and its other words are missing (de_gsd
 test set: 2.5 words F1 lost). A spelled multiword token cut into its words
-costs tokens F1 as the CoNLL 2018 scorer counts it, since the pipeline's
-CoNLL-U has no multiword-token lines (en_ewt test set: 2.1 tokens F1, 0
-words F1; docs/results/tokenization).
+is remembered as one surface token: see "Multiword tokens" below.
 
 The algorithm starts from a base, spaCy's rules of the treebank's language
 where spaCy has one, else those of `xx`, and tokenizes the distinct chunks
@@ -85,28 +83,61 @@ comes back all but exactly (what is left: chunks the treebank splits two
 ways), and on the five test sets measured words F1 is at least that of
 spaCy's rules of the language (docs/results/tokenization).
 
+Multiword tokens. The CoNLL 2018 scorer counts a spelled multiword token
+written as its words, each a token, as a token error (en_ewt test set: 2.0
+tokens F1), so the tokenizer also learns which runs of words are one
+surface token (`learn_multiword_tokens`): the FORMs of the spelled
+multiword tokens (580 in en_ewt's training file: "don't", "cannot",
+"Bush's") with their words, and the tails that make one with any word
+before them (English "'s", "n't", "'ll": the words after the first of
+spelled multiword tokens with at least `min_affix_count` different first
+words, and in at least `min_affix_ratio` of the places where they follow a
+word with no space between; "Wei's" is then one though never seen). After
+tokenizing, `TreebankTokenizer` looks for them among the Doc's tokens (no
+space between them; a tail's first word must hold a letter or digit) and
+records their (start, end) token spans in `doc.user_data["multiword_tokens"]`
+(where there are any), which `Doc.to_bytes` and so `nlp.pipe(...,
+n_process=2)` keep and `evaluation.doc_conllu.doc_to_conllu` writes as
+CoNLL-U range lines (en_ewt test: 339 of the 354 multiword tokens recorded,
+tokens F1 96.59 -> 98.61). The search costs some 3 to 4 microseconds a
+text (en_ewt test text: 1.53 -> 1.27 million tokens a second as documents
+of 30 tokens, 2.05 -> 1.43 as sentences); a tokenizer with no multiword
+tokens skips it.
+
 What is learned is spaCy's own tokenizer state (prefix, suffix and infix
-patterns, special cases), saved with the pipeline (`nlp.to_disk`) and
-pickled as any spaCy tokenizer; a pipeline given one by
-`use_treebank_tokenizer` names spaCy's tokenizer in its config and loads
-with no code of ours. Learning from the 200,000 words of en_ewt takes about
-10 seconds, reading the file included.
+patterns, special cases) and the multiword tokens, saved with the pipeline
+(`to_bytes`, `nlp.to_disk`: a "multiword_tokens" field, which spaCy's own
+tokenizer ignores and which a TreebankTokenizer reading a plain spaCy
+tokenizer's data finds empty) and pickled. A pipeline given one by
+`use_treebank_tokenizer` names it in its config, as a config would
+(`spacy_nonmono.TreebankTokenizer.v1` and its base language, with the file
+and settings under `[initialize.tokenizer]`), so that `spacy.load` builds
+it again (this package must be installed: its entry point registers it).
+Learning from the 200,000 words of en_ewt takes about 12 seconds, reading
+the file included.
 """
 import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple, Union
+from types import MappingProxyType
+from typing import (Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple,
+                    Union)
 
 import conllu
+import srsly
+from spacy.attrs import SPACY
 from spacy.language import Language
+from spacy.strings import get_string_id
 from spacy.symbols import ORTH
 from spacy.tokenizer import Tokenizer
+from spacy.tokens import Doc
 from spacy.util import (compile_infix_regex, compile_prefix_regex, compile_suffix_regex,
                         get_lang_class, registry)
 from spacy.vocab import Vocab
 
 from ..evaluation.conllu_eval import read_conllu
+from ..evaluation.doc_conllu import MULTIWORD_TOKENS
 from ..evaluation.raw_text import RawTextEvaluation, evaluate_raw_text, gold_documents
 
 Pieces = Tuple[str, ...]   # a chunk as the treebank splits it
@@ -197,19 +228,26 @@ def base_language(lang: str) -> str:
 def surface_tokens(sentence: conllu.TokenList) -> List[Tuple[str, List[str]]]:
     """(FORM, its words' FORMs) of each surface token of a sentence: a
     multiword token or a word outside one; empty nodes are left out."""
-    tokens: List[Tuple[str, List[str]]] = []
+    return [(form, words) for form, words, _ in _glued_surface_tokens(sentence)]
+
+
+def _glued_surface_tokens(sentence: conllu.TokenList) -> List[Tuple[str, List[str], bool]]:
+    """`surface_tokens`, each with whether no space follows it
+    (SpaceAfter=No; on the range line for a multiword token)."""
+    tokens: List[Tuple[str, List[str], bool]] = []
     last = 0   # the last word of the multiword token being read
     for token in sentence:
         token_id = token["id"]
+        glued = (token["misc"] or {}).get("SpaceAfter") == "No"
         if isinstance(token_id, tuple):
             if token_id[1] == "-":
                 last = token_id[2]
-                tokens.append((token["form"], []))
+                tokens.append((token["form"], [], glued))
             continue   # an empty node
         if token_id <= last:
             tokens[-1][1].append(token["form"])
         else:
-            tokens.append((token["form"], [token["form"]]))
+            tokens.append((token["form"], [token["form"]], glued))
     return tokens
 
 
@@ -282,6 +320,8 @@ class LearnedRules:
     added: Dict[str, List[str]] = field(default_factory=lambda: {k: [] for k in AFFIXES})
     removed: Dict[str, List[str]] = field(default_factory=lambda: {k: [] for k in AFFIXES})
     exceptions: Dict[str, Pieces] = field(default_factory=dict)
+    multiword_tokens: Dict[str, Pieces] = field(default_factory=dict)
+    multiword_tails: List[Pieces] = field(default_factory=list)
 
     def rules(self, kind: Optional[str] = None, pattern: Optional[str] = None,
               add: bool = True) -> TokenizerRules:
@@ -343,6 +383,8 @@ def learn_treebank_rules(sentences: Sequence[conllu.TokenList], lang: str = "xx"
                                               min_exception_count))
     learned.exceptions.update(_chunk_exceptions(chunks, outputs(learned.rules()),
                                                 min_exception_count))
+    learned.multiword_tokens, learned.multiword_tails = learn_multiword_tokens(
+        sentences, min_affix_count, min_affix_ratio, min_exception_count)
     return learned
 
 
@@ -496,28 +538,196 @@ def _chunk_exceptions(chunks: List[_Chunk], outputs: List[Pieces],
 
 
 # ---------------------------------------------------------------------------
+# Spelled multiword tokens
+
+WORDLIKE = re.compile(r"[^\W_]")   # a letter or digit: what a tail's first word needs
+
+
+def learn_multiword_tokens(sentences: Sequence[conllu.TokenList],
+                           min_tail_count: int = MIN_AFFIX_COUNT,
+                           min_tail_ratio: float = MIN_AFFIX_RATIO,
+                           min_count: int = MIN_EXCEPTION_COUNT
+                           ) -> Tuple[Dict[str, Pieces], List[Pieces]]:
+    """The treebank's spelled multiword tokens, as (forms, tails): each
+    FORM of one (its words spell it) -> its most frequent words, if it is a
+    multiword token at least `min_count` times and more often than its words
+    occur as separate surface tokens with no space between; and the tails
+    (the words after the first: English "'s", "n't") that make a multiword
+    token with whatever word comes before, glued: those of spelled
+    multiword tokens with at least `min_tail_count` distinct first words
+    (containing a letter or digit), in at least `min_tail_ratio` of the
+    places where the tail follows such a word with no space between."""
+    documents = [_glued_surface_tokens(sentence) for sentence in sentences]
+    splits: Dict[str, Counter] = defaultdict(Counter)
+    tail_words: Dict[Pieces, set] = defaultdict(set)
+    tail_counts: Counter = Counter()
+    for tokens in documents:
+        for form, words, _ in tokens:
+            if len(words) > 1 and spells(form, words):
+                splits[form][tuple(words)] += 1
+                if WORDLIKE.search(words[0]):
+                    tail_words[tuple(words[1:])].add(words[0])
+                    tail_counts[tuple(words[1:])] += 1
+    forms = {form: counts.most_common(1)[0] for form, counts in splits.items()}
+    by_first: Dict[str, List[Tuple[str, Pieces]]] = defaultdict(list)
+    for form, (words, _) in forms.items():
+        by_first[words[0]].append((form, words))
+    tails_by_first: Dict[str, List[Pieces]] = defaultdict(list)
+    for tail in tail_counts:
+        tails_by_first[tail[0]].append(tail)
+    plain: Counter = Counter()        # the words as separate surface tokens, glued
+    plain_tails: Counter = Counter()
+    for tokens in documents:
+        for i, (form, words, _) in enumerate(tokens):
+            if len(words) != 1:
+                continue
+            for key, run in by_first.get(form, ()):
+                if _glued_run(tokens, i, run):
+                    plain[key] += 1
+            if i and tokens[i - 1][2] and WORDLIKE.search(tokens[i - 1][0]):
+                for tail in tails_by_first.get(form, ()):
+                    if _glued_run(tokens, i, tail):
+                        plain_tails[tail] += 1
+    kept = {form: words for form, (words, n) in forms.items()
+            if n >= min_count and n > plain[form]}
+    tails = [tail for tail, n in tail_counts.items()
+             if len(tail_words[tail]) >= min_tail_count
+             and n >= min_tail_ratio * (n + plain_tails[tail])]
+    return kept, sorted(tails)
+
+
+def _glued_run(tokens: List[Tuple[str, List[str], bool]], i: int, words: Pieces) -> bool:
+    """Whether the surface tokens from i are these words, each a token of
+    one word, with no space between them."""
+    run = tokens[i:i + len(words)]
+    return len(run) == len(words) and \
+        all(len(w) == 1 and form == word for (form, w, _), word in zip(run, words)) and \
+        all(glued for _, _, glued in run[:-1])
+
+
+# ---------------------------------------------------------------------------
 # In a pipeline
 
 
 class TreebankTokenizer(Tokenizer):
     """spaCy's tokenizer, whose `initialize` learns its rules from a
     treebank on top of spaCy's rules of language `lang` (those it has until
-    then). What it learns is spaCy's tokenizer state, saved and pickled as
-    any tokenizer's."""
+    then), and the treebank's spelled multiword tokens: the Docs it makes
+    record which runs of tokens are one surface token
+    (`doc.user_data["multiword_tokens"]`, see `find_multiword_tokens`).
+    Saved (`to_bytes`, `to_disk`) and pickled with both; it reads what a
+    plain spaCy tokenizer saved (no multiword tokens)."""
 
     lang = "xx"
+    # Until set_multiword_tokens: none (read-only defaults).
+    multiword_tokens: Mapping[str, Pieces] = MappingProxyType({})   # FORM -> its words
+    multiword_tails: Sequence[Pieces] = ()     # the words after any first word
+    _second_words: frozenset = frozenset()     # hashes of the words that can follow a first one
+    _forms_at: Mapping[Tuple[int, int], List[Tuple[int, ...]]] = MappingProxyType({})
+    _tails_at: Mapping[int, List[Tuple[int, ...]]] = MappingProxyType({})
+
+    def __call__(self, string: str) -> Doc:
+        """Tokenize, and record the multiword tokens (spaCy's `pipe` calls
+        this too)."""
+        doc = Tokenizer.__call__(self, string)
+        if self._second_words:
+            spans = self.find_multiword_tokens(doc)
+            if spans:
+                doc.user_data[MULTIWORD_TOKENS] = spans
+        return doc
+
+    def find_multiword_tokens(self, doc: Doc) -> List[Tuple[int, int]]:
+        """The (start, end) token spans of the doc that are one spelled
+        multiword token, in order and not overlapping: tokens with no space
+        between them that are the words of a learned FORM, else a word
+        holding a letter or digit followed by a learned tail ("Wei" + "'s")."""
+        if len(doc) < 2:
+            return []
+        both = doc.to_array([ORTH, SPACY]).ravel().tolist()   # no hash is 0 or 1
+        second = self._second_words
+        if second.isdisjoint(both):
+            return []
+        orth, spaced = both[0::2], both[1::2]
+        spans: List[Tuple[int, int]] = []
+        for j in [j for j in range(1, len(orth)) if orth[j] in second and not spaced[j - 1]]:
+            i = j - 1
+            if spans and i < spans[-1][1]:
+                continue
+            found = 0
+            for words in self._forms_at.get((orth[i], orth[j]), ()):
+                if tuple(orth[i:i + len(words)]) == words and \
+                        not any(spaced[i:i + len(words) - 1]):
+                    found = i + len(words)
+                    break
+            if not found and self._tails_at.get(orth[j]) and WORDLIKE.search(doc[i].text):
+                for tail in self._tails_at[orth[j]]:
+                    if tuple(orth[j:j + len(tail)]) == tail and \
+                            not any(spaced[j:j + len(tail) - 1]):
+                        found = j + len(tail)
+                        break
+            if found:
+                spans.append((i, found))
+        return spans
+
+    def set_multiword_tokens(self, forms: Dict[str, Sequence[str]],
+                             tails: Iterable[Sequence[str]] = ()) -> None:
+        """Take these spelled multiword tokens (FORM -> its words) and
+        tails (see `learn_multiword_tokens`), in place."""
+        self.multiword_tokens = {form: tuple(words) for form, words in forms.items()
+                                 if len(words) > 1 and spells(form, words)}
+        self.multiword_tails = sorted(tuple(tail) for tail in tails if len(tail) > 0)
+        forms_at: Dict[Tuple[int, int], List[Tuple[int, ...]]] = defaultdict(list)
+        for words in self.multiword_tokens.values():
+            keys = tuple(get_string_id(word) for word in words)
+            forms_at[keys[:2]].append(keys)
+        tails_at: Dict[int, List[Tuple[int, ...]]] = defaultdict(list)
+        for tail in self.multiword_tails:
+            keys = tuple(get_string_id(word) for word in tail)
+            tails_at[keys[0]].append(keys)
+        for index in (forms_at, tails_at):   # the longest first
+            for key in index:
+                index[key] = sorted(set(index[key]), key=len, reverse=True)
+        self._forms_at, self._tails_at = dict(forms_at), dict(tails_at)
+        self._second_words = frozenset([key[1] for key in forms_at] + list(tails_at))
+
+    def _multiword_state(self) -> Dict:
+        return {"forms": {form: list(words) for form, words in self.multiword_tokens.items()},
+                "tails": [list(tail) for tail in self.multiword_tails]}
+
+    def to_bytes(self, *, exclude=()) -> bytes:
+        """spaCy's tokenizer state, and the multiword tokens (the field
+        "multiword_tokens", which spaCy's own tokenizer ignores)."""
+        data = super().to_bytes(exclude=exclude)
+        if "multiword_tokens" in exclude:
+            return data
+        msg = srsly.msgpack_loads(data)
+        msg["multiword_tokens"] = self._multiword_state()
+        return srsly.msgpack_dumps(msg)
+
+    def from_bytes(self, bytes_data: bytes, *, exclude=()) -> "TreebankTokenizer":
+        """Load `to_bytes`'s data, or a plain spaCy tokenizer's (no
+        multiword tokens)."""
+        super().from_bytes(bytes_data, exclude=exclude)
+        if "multiword_tokens" not in exclude:
+            state = srsly.msgpack_loads(bytes_data).get("multiword_tokens") or {}
+            self.set_multiword_tokens(state.get("forms", {}), state.get("tails", []))
+        return self
 
     def __reduce__(self):
         _, args, *_ = super().__reduce__()
-        return _unpickle_treebank_tokenizer, (self.lang, *args)
+        return _unpickle_treebank_tokenizer, (self.lang, *args), self._multiword_state()
+
+    def __setstate__(self, state: Dict) -> None:
+        self.set_multiword_tokens(state.get("forms", {}), state.get("tails", []))
 
     def initialize(self, get_examples: Optional[Callable] = None, *,
                    nlp: Optional[Language] = None, conllu_path: Optional[Path] = None,
                    min_affix_count: int = MIN_AFFIX_COUNT,
                    min_affix_ratio: float = MIN_AFFIX_RATIO,
                    min_exception_count: int = MIN_EXCEPTION_COUNT) -> None:
-        """Learn the rules from the CoNLL-U file `conllu_path` (the
-        training examples lose multiword tokens: they are not read)."""
+        """Learn the rules and the spelled multiword tokens from the CoNLL-U
+        file `conllu_path` (the training examples lose multiword tokens:
+        they are not read)."""
         if conllu_path is None:
             raise ValueError(
                 "spacy_nonmono.TreebankTokenizer.v1 learns from a treebank: set "
@@ -526,6 +736,7 @@ class TreebankTokenizer(Tokenizer):
         learned = learn_treebank_rules(read_conllu(conllu_path), self.lang, min_affix_count,
                                        min_affix_ratio, min_exception_count)
         self.set_rules(learned.rules())
+        self.set_multiword_tokens(learned.multiword_tokens, learned.multiword_tails)
 
     def set_rules(self, rules: TokenizerRules) -> None:
         """Take these rules (in place)."""
@@ -566,11 +777,19 @@ def use_treebank_tokenizer(nlp: Language, conllu_path: Union[str, Path],
                            lang: Optional[str] = None, **settings) -> Language:
     """Give the pipeline a tokenizer learned from the treebank in
     `conllu_path` (in place) on top of spaCy's rules of `lang` (default: the
-    pipeline's language). Saved with the pipeline, it loads with no code of
-    ours (the pipeline's config keeps naming its former tokenizer, whose
-    state the saved rules replace)."""
-    nlp.tokenizer = learn_treebank_tokenizer(conllu_path, nlp.vocab, lang or nlp.lang,
-                                             **settings)
+    pipeline's language). The pipeline's config then names it as a config
+    would (`[nlp.tokenizer]`: spacy_nonmono.TreebankTokenizer.v1 and its base
+    language; `[initialize.tokenizer]`: this file and settings), so that
+    `nlp.to_disk` and `spacy.load` (which finds our registered tokenizer)
+    keep the learned rules and multiword tokens."""
+    tokenizer = learn_treebank_tokenizer(conllu_path, nlp.vocab, lang or nlp.lang, **settings)
+    nlp.tokenizer = tokenizer
+    nlp.config["nlp"]["tokenizer"] = {"@tokenizers": "spacy_nonmono.TreebankTokenizer.v1",
+                                      "lang": tokenizer.lang}
+    nlp.config.setdefault("initialize", {})["tokenizer"] = {
+        "conllu_path": str(conllu_path), "min_affix_count": MIN_AFFIX_COUNT,
+        "min_affix_ratio": MIN_AFFIX_RATIO, "min_exception_count": MIN_EXCEPTION_COUNT,
+        **settings}
     return nlp
 
 
@@ -592,23 +811,55 @@ def make_treebank_tokenizer(lang: Optional[str] = None
 # Scoring a tokenizer
 
 
-def score_segmentation(documents: Iterable[Iterable[str]],
+def score_segmentation(documents: Iterable[Iterable[Union[str, Sequence[str]]]],
                        gold: Sequence[conllu.TokenList]) -> RawTextEvaluation:
     """Score tokens (each document's, in order) against the gold sentences
     whose raw text they cut (`gold_documents`), CoNLL 2018 style: each token
-    is a word; Tokens and Words are meaningful, the rest is not (a document
-    is one sentence, its words attached to its first)."""
+    is a word, or a multiword token where it is given as its words (a tuple:
+    its FORM is theirs joined); Tokens and Words are meaningful, the rest is
+    not (a document is one sentence, its words attached to its first)."""
     system = []
     for tokens in documents:
-        system.append(conllu.TokenList([
-            {"id": k, "form": token, "lemma": "_", "upos": "_", "xpos": "_", "feats": None,
-             "head": 0 if k == 1 else 1, "deprel": "dep", "deps": None, "misc": None}
-            for k, token in enumerate(tokens, start=1)]))
+        sentence, k = [], 1
+        for token in tokens:
+            words = [token] if isinstance(token, str) else list(token)
+            if len(words) > 1:
+                sentence.append({"id": (k, "-", k + len(words) - 1), "form": "".join(words),
+                                 "lemma": "_", "upos": "_", "xpos": "_", "feats": None,
+                                 "head": None, "deprel": "_", "deps": None, "misc": None})
+            for word in words:
+                sentence.append({"id": k, "form": word, "lemma": "_", "upos": "_", "xpos": "_",
+                                 "feats": None, "head": 0 if k == 1 else 1, "deprel": "dep",
+                                 "deps": None, "misc": None})
+                k += 1
+        system.append(conllu.TokenList(sentence))
     return evaluate_raw_text(gold, system)
 
 
-def score_tokenizer(tokenizer: Callable, gold: Sequence[conllu.TokenList]) -> RawTextEvaluation:
+def doc_tokens(doc: Doc, multiword: bool = True) -> List[Union[str, Tuple[str, ...]]]:
+    """The doc's tokens but whitespace, as `score_segmentation` takes them:
+    the multiword tokens it records (MULTIWORD_TOKENS) as their words (with
+    `multiword`), each other token as its text."""
+    ends = {}
+    if multiword:
+        for start, end in doc.user_data.get(MULTIWORD_TOKENS, ()):
+            ends[start] = end
+    tokens: List[Union[str, Tuple[str, ...]]] = []
+    i = 0
+    while i < len(doc):
+        end = ends.get(i, i + 1)
+        if end > i + 1:
+            tokens.append(tuple(token.text for token in doc[i:end]))
+        elif not doc[i].is_space:
+            tokens.append(doc[i].text)
+        i = max(end, i + 1)
+    return tokens
+
+
+def score_tokenizer(tokenizer: Callable, gold: Sequence[conllu.TokenList],
+                    multiword: bool = True) -> RawTextEvaluation:
     """Tokens and words F1 (`score_segmentation`) of a tokenizer (text ->
-    Doc) on the raw text of the gold sentences."""
-    return score_segmentation(([token.text for token in tokenizer(text) if not token.is_space]
+    Doc) on the raw text of the gold sentences; with `multiword`, the
+    multiword tokens it records on the Docs count as such."""
+    return score_segmentation((doc_tokens(tokenizer(text), multiword)
                                for text in gold_documents(gold)), gold)
