@@ -13,11 +13,19 @@ splitting is not part of this. Learning seconds include reading the file.
 
 Multiword tokens: how many test tokens are multiword tokens, how many are
 spelled by their words, and the F1 of the treebank's own segmentation as the
-learned tokenizer aims at it (spelled multiword tokens cut into their words,
-the others whole): the ceiling of any tokenizer that only cuts text, and
-what is lost on the multiword tokens.
+learned tokenizer aims at it (spelled multiword tokens cut into their words
+and recorded as one token, the others whole): the ceiling of any tokenizer
+that only cuts text, and what is lost on the multiword tokens. The learned
+tokenizer records the spelled multiword tokens it cuts (its forms and tails
+learned: counted), which count as multiword tokens in its scores (as
+`doc_to_conllu` writes them back); "no ranges" scores it with them
+ignored, its words written as separate tokens. Speed: the learned
+tokenizer's tokens a second on the test text, as documents and as
+sentences, with the search for multiword tokens and without it (spaCy's
+Tokenizer.__call__ on the same object), interleaved, median of 15 passes.
 """
 import json
+import statistics
 import time
 from pathlib import Path
 
@@ -53,10 +61,11 @@ def measure(folder: Path) -> dict:
     from spacy.vocab import Vocab
 
     from spacy_nonmono.evaluation.conllu_eval import read_conllu
+    from spacy_nonmono.evaluation.doc_conllu import MULTIWORD_TOKENS
+    from spacy_nonmono.evaluation.raw_text import gold_documents
     from spacy_nonmono.pipeline.tokenizers import (base_language, language_tokenizer,
                                                    learn_treebank_tokenizer, score_segmentation,
-                                                   score_tokenizer, spells, surface_tokens,
-                                                   treebank_chunks)
+                                                   score_tokenizer, spells, surface_tokens)
 
     learn_from, test = treebank_files(folder)
     code = test.name.split("-")[0].split("_")[0]
@@ -73,15 +82,45 @@ def measure(folder: Path) -> dict:
     for name, tokenizer in tokenizers.items():
         evaluation = score_tokenizer(tokenizer, gold)
         scores[name] = {"tokens": evaluation["Tokens"].f1, "words": evaluation["Words"].f1}
+    evaluation = score_tokenizer(tokenizers["treebank"], gold, multiword=False)
+    scores["treebank_no_ranges"] = {"tokens": evaluation["Tokens"].f1,
+                                    "words": evaluation["Words"].f1}
     tokens = [(form, words) for sentence in gold for form, words in surface_tokens(sentence)]
     multiword = [(form, words) for form, words in tokens if len(words) > 1]
-    ceiling = score_segmentation(([piece for chunk in document for piece in chunk]
-                                  for document in treebank_chunks(gold)), gold)
+    ceiling = score_segmentation([[tuple(words) if len(words) > 1 and spells(form, words)
+                                   else form for form, words in tokens]], gold)
+    learned = tokenizers["treebank"]
+    recorded = sum(len(learned(text).user_data.get(MULTIWORD_TOKENS, ()))
+                   for text in gold_documents(gold))
+    speed = {"documents": tokens_per_second(learned, gold_documents(gold)),
+             "sentences": tokens_per_second(learned, [text for sentence in gold
+                                                      for text in gold_documents([sentence])])}
     return {"treebank": folder.name, "base": lang, "learned_from": learn_from.name,
             "test": test.name, "scores": scores, "learning_seconds": round(seconds, 1),
             "test_tokens": len(tokens), "multiword_tokens": len(multiword),
             "spelled": sum(spells(form, words) for form, words in multiword),
+            "learned_multiword_forms": len(learned.multiword_tokens),
+            "learned_multiword_tails": ["".join(tail) for tail in learned.multiword_tails],
+            "recorded_multiword_tokens": recorded, "tokens_per_second": speed,
             "ceiling": {"tokens": ceiling["Tokens"].f1, "words": ceiling["Words"].f1}}
+
+
+def tokens_per_second(tokenizer, texts, passes: int = 15) -> dict:
+    """The tokenizer's tokens a second on the texts: "search" as called,
+    "no_search" by spaCy's Tokenizer.__call__ (no multiword tokens looked
+    for); passes interleaved, the median of each."""
+    from spacy.tokenizer import Tokenizer
+
+    calls = {"search": tokenizer, "no_search": lambda text: Tokenizer.__call__(tokenizer, text)}
+    n = sum(len(tokenizer(text)) for text in texts)   # also warms the cache
+    seconds = {name: [] for name in calls}
+    for _ in range(passes):
+        for name, call in calls.items():
+            start = time.perf_counter()
+            for text in texts:
+                call(text)
+            seconds[name].append(time.perf_counter() - start)
+    return {name: round(n / statistics.median(times)) for name, times in seconds.items()}
 
 
 def run(args) -> int:
@@ -117,9 +156,20 @@ def table(results) -> str:
                      + " | ".join(score(r, name, "words") for name in names)
                      + f" | {r['learning_seconds']:.1f} |")
     lines += ["", "| treebank | test tokens | multiword tokens | spelled by their words | "
-              "ceiling tokens F1 | ceiling words F1 |", "|---|---:|---:|---:|---:|---:|"]
+              "recorded by the learned tokenizer | learned forms | learned tails | "
+              "treebank tokens F1, no ranges | ceiling tokens F1 | ceiling words F1 |",
+              "|---|---:|---:|---:|---:|---:|---|---:|---:|---:|"]
+    speeds = ["", "| treebank | learned tokenizer, thousand tokens/s: documents, no search | "
+              "search | sentences, no search | search |", "|---|---:|---:|---:|---:|"]
     for r in results:
+        tails = " ".join(f"`{tail}`" for tail in r["learned_multiword_tails"]) or "–"
         lines.append(f"| {r['treebank']} | {r['test_tokens']:,} | {r['multiword_tokens']:,} | "
-                     f"{r['spelled']:,} | {r['ceiling']['tokens']:.2f} | "
-                     f"{r['ceiling']['words']:.2f} |")
-    return "\n".join(lines)
+                     f"{r['spelled']:,} | {r['recorded_multiword_tokens']:,} | "
+                     f"{r['learned_multiword_forms']:,} | {tails} | "
+                     f"{score(r, 'treebank_no_ranges', 'tokens')} | "
+                     f"{r['ceiling']['tokens']:.2f} | {r['ceiling']['words']:.2f} |")
+        speed = r["tokens_per_second"]
+        speeds.append(f"| {r['treebank']} | " + " | ".join(
+            f"{speed[texts][name] / 1000:,.0f}" for texts in ("documents", "sentences")
+            for name in ("no_search", "search")) + " |")
+    return "\n".join(lines + speeds)
