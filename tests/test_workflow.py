@@ -66,6 +66,30 @@ def test_length_cost_command(tiny_pipeline, tmp_path):
     assert bad.returncode == 2 and bad.stderr.startswith("error: --lengths")
 
 
+def test_text_cost_command(tiny_pipeline, tmp_path):
+    """text-cost: the same words punctuated, without punctuation and without
+    capitals, each one doc through the pipeline; a bound needs a senter."""
+    from benchmarks.text_cost import texts
+
+    sentences = read_conllu(TEST_CONLLU)
+    sample = texts(sentences, 100)
+    assert "." in sample["punctuated"]
+    # The file's first words in order, the punctuation tokens left out.
+    kept = [t["form"] for s in sentences for t in s
+            if isinstance(t["id"], int) and t["upos"] != "PUNCT"]
+    unpunctuated = sample["unpunctuated"].split()
+    assert unpunctuated == kept[:len(unpunctuated)] and len(unpunctuated) >= 80
+    assert sample["no cues"] == sample["unpunctuated"].lower() != sample["unpunctuated"]
+    result = lab("text-cost", tiny_pipeline, "--gold", TEST_CONLLU, "--words", "100", "--runs", "1",
+                 "--json", tmp_path / "cost.json", cwd=tmp_path)
+    [row] = json.loads((tmp_path / "cost.json").read_text())["runs"]
+    assert row["max_length"] is None and row["unpunctuated"]["words_per_second"] > 0
+    assert f"| {tiny_pipeline} | none | " in result
+    bad = lab("text-cost", tiny_pipeline, "--gold", TEST_CONLLU, "--max-lengths", "60",
+              cwd=tmp_path, check=False)
+    assert bad.returncode == 2 and "has no senter to bound" in bad.stderr
+
+
 def test_evaluate_command(tiny_pipeline, tmp_path):
     out, scores = tmp_path / "pred.conllu", tmp_path / "scores.json"
     table = cli("evaluate", tiny_pipeline, TEST_CONLLU, "--output", out, "--json", scores,
