@@ -34,6 +34,7 @@ def brute_force_best(log_odds, max_length):
     return best
 
 
+@pytest.mark.slow   # an exhaustive search over every segmentation
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.one_of(st.floats(-8, 8), st.just(-math.inf)), min_size=1, max_size=9),
        st.integers(1, 9))

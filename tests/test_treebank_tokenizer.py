@@ -217,7 +217,7 @@ def test_saved_and_pickled_pipelines_tokenize_alike(tmp_path):
     tokenizer, which `use_treebank_tokenizer` writes into the pipeline's
     config as a config would, and pickled: the same tokens and multiword
     tokens. The records survive Doc.to_bytes and nlp.pipe in two
-    processes."""
+    processes (the next test)."""
     path = write(tmp_path, treebank(*SENTENCES))
     nlp = use_treebank_tokenizer(spacy.blank("xx"), path)
     expected = tokens(nlp, TEXT)
@@ -240,6 +240,11 @@ def test_saved_and_pickled_pipelines_tokenize_alike(tmp_path):
         assert spans(copy(TEXT)) == NOBISCUM
     assert pickle.loads(pickle.dumps(configured.tokenizer)).lang == "xx"
     assert spans(Doc(nlp.vocab).from_bytes(nlp(TEXT).to_bytes())) == NOBISCUM
+
+
+@pytest.mark.slow   # worker processes
+def test_multiword_tokens_survive_worker_processes(tmp_path):
+    nlp = use_treebank_tokenizer(spacy.blank("xx"), write(tmp_path, treebank(*SENTENCES)))
     assert [spans(doc) for doc in nlp.pipe([TEXT, "Viri venit"] * 4, n_process=2,
                                            batch_size=2)] == [NOBISCUM, []] * 4
 
@@ -324,6 +329,7 @@ def train_file(treebank_name):
 
 # Measured when this was written: 99.99 (hu: a few chunks the treebank
 # splits two ways) and 100.0.
+@pytest.mark.slow   # real treebanks
 @pytest.mark.parametrize("treebank_name, lang", [("hu_szeged", "hu"), ("got_proiel", "got")])
 def test_a_real_treebank_is_reproduced(treebank_name, lang):
     path = train_file(treebank_name)
