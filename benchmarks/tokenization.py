@@ -62,21 +62,20 @@ def measure(folder: Path) -> dict:
 
     from spacy_nonmono.evaluation.conllu_eval import read_conllu
     from spacy_nonmono.evaluation.doc_conllu import MULTIWORD_TOKENS
-    from spacy_nonmono.evaluation.raw_text import gold_documents
-    from spacy_nonmono.pipeline.tokenizers import (base_language, language_tokenizer,
+    from spacy_nonmono.evaluation.raw_text import gold_documents, surface_tokens
+    from spacy_nonmono.pipeline.tokenizers import (file_language, language_tokenizer,
                                                    learn_treebank_tokenizer, score_segmentation,
-                                                   score_tokenizer, spells, surface_tokens)
+                                                   score_tokenizer, spells)
 
     learn_from, test = treebank_files(folder)
-    code = test.name.split("-")[0].split("_")[0]
-    lang = base_language(code)
+    lang = file_language(test)
     gold = read_conllu(test)
     vocab = Vocab()
     tokenizers = {"xx": language_tokenizer("xx", vocab)}
     if lang != "xx":
         tokenizers["language"] = language_tokenizer(lang, vocab)
     start = time.perf_counter()
-    tokenizers["treebank"] = learn_treebank_tokenizer(learn_from, vocab, code)
+    tokenizers["treebank"] = learn_treebank_tokenizer(learn_from, vocab, lang)
     seconds = time.perf_counter() - start
     scores = {}
     for name, tokenizer in tokenizers.items():
@@ -85,7 +84,7 @@ def measure(folder: Path) -> dict:
     evaluation = score_tokenizer(tokenizers["treebank"], gold, multiword=False)
     scores["treebank_no_ranges"] = {"tokens": evaluation["Tokens"].f1,
                                     "words": evaluation["Words"].f1}
-    tokens = [(form, words) for sentence in gold for form, words in surface_tokens(sentence)]
+    tokens = [(form, words) for sentence in gold for form, words, _ in surface_tokens(sentence)]
     multiword = [(form, words) for form, words in tokens if len(words) > 1]
     ceiling = score_segmentation([[tuple(words) if len(words) > 1 and spells(form, words)
                                    else form for form, words in tokens]], gold)

@@ -347,14 +347,10 @@ class Workflow:
     def language(self, treebank: str) -> Optional[str]:
         """The treebank's language where spaCy has it (the code its CoNLL-U
         files start with: hu-ud-test.conllu, en_ewt-ud-test.conllu), else None."""
-        from spacy.util import get_lang_class
+        from spacy_nonmono.pipeline.tokenizers import file_language
 
-        code = self.conllu(treebank, "test").name.split("-")[0].split("_")[0]
-        try:
-            get_lang_class(code)
-        except ImportError:
-            return None
-        return code
+        lang = file_language(self.conllu(treebank, "test"))
+        return None if lang == "xx" else lang
 
     def metrics(self, treebank: str, name: str) -> Path:
         return self.args.root / "metrics" / treebank / name

@@ -517,16 +517,28 @@ def gold_documents(sentences: Sequence[conllu.TokenList]) -> List[str]:
 
 def _sentence_text(sentence: conllu.TokenList) -> str:
     """The sentence's text, with the space that follows it (if any)."""
-    text, inside = [], 0
+    return "".join(form + ("" if glued else " ") for form, _, glued in surface_tokens(sentence))
+
+
+def surface_tokens(sentence: conllu.TokenList) -> List[Tuple[str, List[str], bool]]:
+    """(FORM, its words' FORMs, whether no space follows it) of each surface
+    token of a sentence: a multiword token (SpaceAfter on its range line) or
+    a word outside one; empty nodes are left out."""
+    tokens: List[Tuple[str, List[str], bool]] = []
+    last = 0   # the last word of the multiword token being read
     for token in sentence:
         token_id = token["id"]
-        if isinstance(token_id, tuple) and token_id[1] == "-":
-            inside = token_id[2]
-        elif not isinstance(token_id, int) or token_id <= inside:
-            continue   # an empty node, or a word of the multi-word token before
-        misc = token["misc"] or {}
-        text.append(token["form"] + ("" if misc.get("SpaceAfter") == "No" else " "))
-    return "".join(text)
+        glued = (token["misc"] or {}).get("SpaceAfter") == "No"
+        if isinstance(token_id, tuple):
+            if token_id[1] == "-":
+                last = token_id[2]
+                tokens.append((token["form"], [], glued))
+            continue   # an empty node
+        if token_id <= last:
+            tokens[-1][1].append(token["form"])
+        else:
+            tokens.append((token["form"], [token["form"]], glued))
+    return tokens
 
 
 def evaluate_pipeline_raw_text(nlp, gold_path: Union[str, Path], batch_size: int = 64,

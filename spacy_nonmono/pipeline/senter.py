@@ -71,8 +71,9 @@ class BoundedSentenceRecognizer(SentenceRecognizer):
 
     def predict(self, docs):
         """The senter's guesses, with each doc's log odds of every word
-        starting a sentence: (guesses, log odds) per doc."""
-        if not any(len(doc) for doc in docs):
+        starting a sentence where sentences are bounded: (guesses, log odds)
+        per doc."""
+        if self.max_length is None or not any(len(doc) for doc in docs):
             return super().predict(docs)
         scores = self.model.predict(docs)
         guesses = self._scores2guesses(scores)
@@ -98,13 +99,13 @@ class BoundedSentenceRecognizer(SentenceRecognizer):
             docs = [docs]
         if not batch_tag_ids or not isinstance(batch_tag_ids[0], tuple):
             return super().set_annotations(docs, batch_tag_ids)
+        guesses = [doc_guesses for doc_guesses, _ in batch_tag_ids]
         # SENT_START before the senter: 1 a start, -1 not one, 0 unset.
         preset = [doc.to_array("SENT_START").astype("int64") for doc in docs]
-        super().set_annotations(docs, [guesses for guesses, _ in batch_tag_ids])
-        if self.max_length is None:
-            return
-        for doc, (_, log_odds), fixed in zip(docs, batch_tag_ids, preset):
-            self._bound(doc, log_odds, fixed)
+        super().set_annotations(docs, guesses)
+        if self.max_length is not None:
+            for doc, (_, log_odds), fixed in zip(docs, batch_tag_ids, preset):
+                self._bound(doc, log_odds, fixed)
 
     def _bound(self, doc: Doc, log_odds: numpy.ndarray, preset: numpy.ndarray) -> None:
         """Cut the doc's sentences longer than max_length at their likeliest

@@ -138,7 +138,8 @@ from spacy.vocab import Vocab
 
 from ..evaluation.conllu_eval import read_conllu
 from ..evaluation.doc_conllu import MULTIWORD_TOKENS
-from ..evaluation.raw_text import RawTextEvaluation, evaluate_raw_text, gold_documents
+from ..evaluation.raw_text import (RawTextEvaluation, evaluate_raw_text, gold_documents,
+                                   surface_tokens)
 
 Pieces = Tuple[str, ...]   # a chunk as the treebank splits it
 
@@ -225,30 +226,11 @@ def base_language(lang: str) -> str:
     return lang
 
 
-def surface_tokens(sentence: conllu.TokenList) -> List[Tuple[str, List[str]]]:
-    """(FORM, its words' FORMs) of each surface token of a sentence: a
-    multiword token or a word outside one; empty nodes are left out."""
-    return [(form, words) for form, words, _ in _glued_surface_tokens(sentence)]
-
-
-def _glued_surface_tokens(sentence: conllu.TokenList) -> List[Tuple[str, List[str], bool]]:
-    """`surface_tokens`, each with whether no space follows it
-    (SpaceAfter=No; on the range line for a multiword token)."""
-    tokens: List[Tuple[str, List[str], bool]] = []
-    last = 0   # the last word of the multiword token being read
-    for token in sentence:
-        token_id = token["id"]
-        glued = (token["misc"] or {}).get("SpaceAfter") == "No"
-        if isinstance(token_id, tuple):
-            if token_id[1] == "-":
-                last = token_id[2]
-                tokens.append((token["form"], [], glued))
-            continue   # an empty node
-        if token_id <= last:
-            tokens[-1][1].append(token["form"])
-        else:
-            tokens.append((token["form"], [token["form"]], glued))
-    return tokens
+def file_language(path: Union[str, Path]) -> str:
+    """The language of a UD file, by the code its name starts with
+    (hu-ud-test.conllu, en_ewt-ud-test.conllu), where spaCy has it; else
+    "xx"."""
+    return base_language(Path(path).name.split("-")[0].split("_")[0])
 
 
 def spells(form: str, words: Sequence[str]) -> bool:
@@ -263,7 +245,7 @@ def treebank_chunks(sentences: Sequence[conllu.TokenList]) -> List[List[Pieces]]
     spell it. A token whose FORM holds a space spans chunks: they are kept
     together, as one chunk of pieces with spaces."""
     pieces = iter([piece for sentence in sentences
-                   for form, words in surface_tokens(sentence)
+                   for form, words, _ in surface_tokens(sentence)
                    for piece in (words if spells(form, words) else [form])])
     documents = []
     for text in gold_documents(sentences):
@@ -378,9 +360,10 @@ def learn_treebank_rules(sentences: Sequence[conllu.TokenList], lang: str = "xx"
             break
         for kind, pattern, add in edits:
             (learned.added if add else learned.removed)[kind].append(pattern)
-    learned.exceptions.update(_run_exceptions(chunks, outputs(learned.rules()),
-                                              learned.rules().tokenizer(vocab),
-                                              min_exception_count))
+    tokenizer = learned.rules().tokenizer(vocab)
+    learned.exceptions.update(_run_exceptions(
+        chunks, [tuple(token.text for token in tokenizer(chunk.text)) for chunk in chunks],
+        tokenizer, min_exception_count))
     learned.exceptions.update(_chunk_exceptions(chunks, outputs(learned.rules()),
                                                 min_exception_count))
     learned.multiword_tokens, learned.multiword_tails = learn_multiword_tokens(
@@ -557,7 +540,7 @@ def learn_multiword_tokens(sentences: Sequence[conllu.TokenList],
     multiword tokens with at least `min_tail_count` distinct first words
     (containing a letter or digit), in at least `min_tail_ratio` of the
     places where the tail follows such a word with no space between."""
-    documents = [_glued_surface_tokens(sentence) for sentence in sentences]
+    documents = [surface_tokens(sentence) for sentence in sentences]
     splits: Dict[str, Counter] = defaultdict(Counter)
     tail_words: Dict[Pieces, set] = defaultdict(set)
     tail_counts: Counter = Counter()
