@@ -78,6 +78,16 @@ def add_parser(commands) -> None:
                    "rules of the pipeline's language (spacy_nonmono.TreebankTokenizer.v1; "
                    "set paths.train_conllu to the training CoNLL-U file: "
                    "docs/configuration.md#a-tokenizer-learned-from-the-treebank)")
+    p.add_argument("--tag-input", action="store_true",
+                   help="Full pipeline: the parser reads the morphologizer's and tagger's "
+                   "predicted UPOS, FEATS and XPOS, embedded beside each word's vector "
+                   "(spacy_nonmono.TagInput.v1; in training the taggers annotate the training "
+                   "docs: [training] annotating_components)")
+    p.add_argument("--xpos", default="whole", choices=("whole", "positional", "none"),
+                   help="Full pipeline: the XPOS tagger. whole: spaCy's tagger (whole tags); "
+                   "positional: one softmax per position of a positional tag (Latin, Czech: "
+                   "nonmono_positional_tagger); none: the treebank has no XPOS column (all "
+                   "`_`): no tagger, XPOS written `_`")
     p.set_defaults(run=run)
 
 
@@ -110,7 +120,8 @@ def run(args) -> int:
                                                      for text in args.decoding_option) or None,
                                pipeline=args.pipeline, vectors=args.vectors,
                                pretraining=args.pretraining, transformer=args.transformer,
-                               tokenizer=args.tokenizer)
+                               tokenizer=args.tokenizer, tag_input=args.tag_input,
+                               xpos=args.xpos)
     except Exception as e:   # the component's ValueErrors, spaCy's config and language errors
         message = " ".join(str(e).split())
         raise InputError(f"cannot make this config: {message}") from None

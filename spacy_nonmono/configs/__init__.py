@@ -79,6 +79,8 @@ def filled_config(
     pretraining: bool = False,
     transformer: Optional[str] = None,
     tokenizer: str = "language",
+    tag_input: bool = False,
+    xpos: str = "whole",
 ) -> Config:
     """A packaged config with these settings of the nonmono_parser
     component, filled: `pipeline` "parser" (nonmono_parser.cfg: the component
@@ -93,7 +95,11 @@ def filled_config(
     pretraining: add the settings of `spacy pretrain` (`add_pretraining`).
     tokenizer: "language" (spaCy's tokenizer of the pipeline's language) or
     "treebank" (one learned from the training treebank,
-    `add_treebank_tokenizer`)."""
+    `add_treebank_tokenizer`).
+    tag_input: the parser reads the taggers' predictions (`add_tag_input`).
+    xpos: the XPOS tagger: "whole" (spaCy's, whole tags), "positional"
+    (`positional_xpos`: one softmax per position of a positional tag), or
+    "none" for a treebank without XPOS: no tagger (`without_tagger`)."""
     from spacy import util
 
     from ..registry import get_decoder
@@ -123,6 +129,14 @@ def filled_config(
     if vectors is not None:
         config["paths"]["vectors"] = str(vectors)
         read_static_vectors(config)
+    if tag_input:
+        add_tag_input(config)
+    if xpos == "positional":
+        positional_xpos(config)
+    elif xpos == "none":
+        without_tagger(config)
+    elif xpos != "whole":
+        raise ValueError(f"Unknown xpos {xpos!r}: expected 'whole', 'positional' or 'none'.")
     if pretraining:
         add_pretraining(config)
     if tokenizer == "treebank":
@@ -228,6 +242,86 @@ def add_pretraining(config: Config) -> Config:
     config["corpora"]["pretrain"] = {"@readers": "spacy_nonmono.RawTextCorpus.v1",
                                      "path": "${paths.raw_text}", "min_length": 3,
                                      "max_length": 200, "limit": 0}
+    return config
+
+
+# The taggers whose predictions `add_tag_input` gives the parser, and the
+# annotations each writes.
+TAGGERS = {"morphologizer": ("POS", "MORPH"), "tagger": ("TAG",)}
+# TagInput's defaults: Dozat et al.'s tag dropout (0.33).
+TAG_INPUT = {"@architectures": "spacy_nonmono.TagInput.v1", "width": 32, "rows": 2000,
+             "dropout": 0.33}
+
+
+def add_tag_input(config: Config, parser: Optional[str] = None) -> Config:
+    """Give the pipeline's parser (`parser`, or the nonmono_parser, or
+    spaCy's `parser`) the taggers' predictions as input (in place): its
+    tok2vec is wrapped in `spacy_nonmono.TagInput.v1`, which embeds the
+    annotations of the morphologizer and tagger the pipeline has (UPOS and
+    FEATS, XPOS) beside each word's vector, and in training the shared
+    `tok2vec` and those taggers annotate the training docs with their
+    predictions (`[training] annotating_components`), so that the parser
+    learns from the tags it will read at run time."""
+    components = config["components"]
+    name = parser or (COMPONENT if COMPONENT in components else "parser")
+    if name not in components:
+        raise ValueError(f"add_tag_input: the pipeline has no component {name!r}.")
+    taggers = [t for t in TAGGERS if t in components]
+    if not taggers:
+        raise ValueError("add_tag_input: the pipeline has no morphologizer or tagger whose "
+                         "predictions the parser could read.")
+    order = config["nlp"]["pipeline"]
+    late = [t for t in taggers if order.index(t) > order.index(name)]
+    if late:
+        raise ValueError(f"add_tag_input: {', '.join(late)} must come before {name} in the "
+                         "pipeline, to tag what the parser reads.")
+    model = components[name]["model"]
+    if model["tok2vec"].get("@architectures") == TAG_INPUT["@architectures"]:
+        return config
+    attrs = [attr for t in taggers for attr in TAGGERS[t]]
+    model["tok2vec"] = {**TAG_INPUT, "attrs": attrs, "tok2vec": model["tok2vec"]}
+    annotating = list(config["training"].get("annotating_components", []))
+    upstream = ["tok2vec"] if "tok2vec" in components else []
+    for t in upstream + taggers:
+        if t not in annotating:
+            annotating.append(t)
+    config["training"]["annotating_components"] = annotating
+    return config
+
+
+def positional_xpos(config: Config) -> Config:
+    """Make the pipeline's XPOS tagger predict each position of a positional
+    tag (in place): `nonmono_positional_tagger`, on the same encoder, with
+    the same settings."""
+    if "tagger" not in config["components"]:
+        raise ValueError("positional_xpos: the pipeline has no XPOS `tagger`.")
+    tagger = config["components"]["tagger"]
+    tagger["factory"] = "nonmono_positional_tagger"
+    tagger["model"] = {"@architectures": "spacy_nonmono.PositionalTagger.v1", "nO": None,
+                       "tok2vec": tagger["model"]["tok2vec"]}
+    return config
+
+
+def without_tagger(config: Config) -> Config:
+    """The pipeline without its XPOS `tagger` (in place), for a treebank
+    whose XPOS column is empty (`_`): spaCy's CoNLL-U converter copies UPOS
+    there, so a tagger would learn UPOS again and write it as XPOS. Without
+    it XPOS is written `_`, as the treebank has it; a parser reading the
+    taggers' tags (`add_tag_input`) reads the morphologizer's alone."""
+    if "tagger" not in config["components"]:
+        return config
+    del config["components"]["tagger"]
+    config["nlp"]["pipeline"] = [name for name in config["nlp"]["pipeline"] if name != "tagger"]
+    training = config["training"]
+    training["annotating_components"] = [name for name in training.get("annotating_components",
+                                                                       []) if name != "tagger"]
+    weights = training.get("score_weights", {})
+    for key in [key for key in weights if key.startswith("tag_")]:
+        del weights[key]
+    for component in config["components"].values():
+        tok2vec = component.get("model", {}).get("tok2vec", {})
+        if tok2vec.get("@architectures") == TAG_INPUT["@architectures"]:
+            tok2vec["attrs"] = [attr for attr in tok2vec["attrs"] if attr != "TAG"]
     return config
 
 

@@ -12,11 +12,15 @@ stands in for rare, unknown and dropped words.
   time step is one matrix product over all the batch's forms.
 - `spacy_nonmono.WordEmbed.v1`: docs -> one vector per token, a spaCy
   tok2vec. Known words (normalised form seen `min_freq` times in training)
-  read a row of an embedding table; the others read the character encoder
-  (or one learned unknown-word vector without one). In training a known word
-  of count c keeps its row with probability c / (c + word_dropout) and reads
-  its characters otherwise (word dropout), and a whole token vector is zeroed
-  with probability `token_dropout` (block dropout; the rest scaled up).
+  read a row of an embedding table. With `combine = "replace"` (the MH4
+  paper's recipe) the others read the character encoder instead (or one
+  learned unknown-word vector without one); with `"sum"` or `"concat"`
+  (the CoNLL 2017-2018 winners' recipe: Dozat et al. 2017, UDPipe 2) every
+  word reads its characters too, added to its row or beside it, and the
+  others read a learned unknown-word row. In training a known word of count
+  c keeps its row with probability c / (c + word_dropout) and is an unknown
+  word otherwise (word dropout), and a whole token vector is zeroed with
+  probability `token_dropout` (block dropout; the rest scaled up).
   With `vectors` (`StaticVectors` below), the pipeline's static vectors,
   frozen and projected to the width by a learned matrix, are added to every
   token's vector: a third source, learned from raw text, that the training
@@ -62,6 +66,8 @@ from .encoders import BiLSTM, check_rate
 BEGIN, END = 0x110000, 0x110001
 # The name of the word-embedding layer, which the count_words callback looks for.
 WORD_EMBED = "word_embed"
+# How a word's character vector meets its row (WordEmbed's `combine`).
+COMBINE = ("replace", "sum", "concat")
 _DIGIT = re.compile(r"\d")
 
 
@@ -159,11 +165,12 @@ def WordEmbed(
     token_dropout: float = 0.0,
     vocabulary: bool = True,
     vectors: Optional[Model[List[Doc], Floats2d]] = None,
+    combine: str = "replace",
 ) -> Model[List[Doc], List[Floats2d]]:
-    """Vocabulary embeddings with a character encoder for the other words:
-    docs -> one (len(doc), width) array each.
+    """Vocabulary embeddings and a character encoder: docs -> one
+    (len(doc), nO) array each (nO = width, or 2 * width with "concat").
 
-    width: the vectors' width (a character encoder's width must be the same).
+    width: the rows' width (a character encoder's width must be the same).
     chars: the encoder of words without an embedding (unknown, rare or
         dropped): `spacy_nonmono.CharEncoder.v1`; None: one learned vector.
     min_freq: the training count a normalised form needs to get a row.
@@ -173,8 +180,13 @@ def WordEmbed(
     vocabulary: False: no embedding table, every word reads `chars` (the
         character encoder alone as a tok2vec).
     vectors: the pipeline's static vectors projected to `width`
-        (`spacy_nonmono.StaticVectors.v1`), added to every token's vector;
-        None: none. The pipeline needs vectors (`[initialize] vectors`).
+        (`spacy_nonmono.StaticVectors.v1`), added to every token's vector
+        (to its row's half with "concat"); None: none. The pipeline needs
+        vectors (`[initialize] vectors`).
+    combine: "replace": the characters only for words without a row
+        (unknown, rare or dropped); "sum": every word's characters added to
+        its row; "concat": every word's characters beside its row. Each
+        distinct form of a batch is encoded once in every case.
     """
     _check_width("WordEmbed", "width", width)
     _check_width("WordEmbed", "min_freq", min_freq)
@@ -189,6 +201,12 @@ def WordEmbed(
     if not vocabulary and chars is None:
         raise ValueError("WordEmbed: without a vocabulary every word reads the character "
                          "encoder: give `chars`.")
+    if combine not in COMBINE:
+        raise ValueError(f"WordEmbed: combine must be one of {', '.join(COMBINE)}; "
+                         f"got {combine!r}.")
+    if combine != "replace" and (chars is None or not vocabulary):
+        raise ValueError(f"WordEmbed: combine = {combine!r} joins the characters and the "
+                         "vocabulary's rows: give `chars` and keep `vocabulary`.")
     if vectors is not None:
         vectors.set_dim("nO", width)
     model = Model(
@@ -196,10 +214,11 @@ def WordEmbed(
         _word_forward,
         init=_word_init,
         layers=[layer for layer in (chars, vectors) if layer is not None],
-        dims={"nO": width},
+        dims={"nO": 2 * width if combine == "concat" else width, "nE": width},
         params={"E": None},
         attrs={"min_freq": min_freq, "word_dropout": float(word_dropout),
                "token_dropout": float(token_dropout), "vocabulary": bool(vocabulary),
+               "combine": combine,
                # form -> row of E, and each row's training count (set_word_counts)
                "rows": {}, "counts": [], "has_counts": False},
     )
@@ -242,20 +261,33 @@ def _word_init(model: Model, X: Optional[List[Doc]] = None, Y=None) -> None:
             "callback in [initialize.before_init]); the vocabulary is built from the "
             f"{len(X or [])} docs the layer is initialized with.", stacklevel=2)
         set_word_counts(model, Counter(t.text for doc in X or [] for t in doc))
-    # Unknown words without a character encoder read one extra row.
-    n_rows = len(model.attrs["rows"]) + (0 if chars is not None else 1)
+    # Unknown words read one extra row, the last, unless their characters
+    # replace it.
+    n_rows = len(model.attrs["rows"]) + (0 if _chars_replace(model) else 1)
     # Uniform in +-sqrt(3 / width): entries of variance 1 / width, vectors of norm ~1.
-    bound = (3.0 / model.get_dim("nO")) ** 0.5
-    model.set_param("E", uniform_init(model.ops, (max(n_rows, 1), model.get_dim("nO")),
-                                      lo=-bound, hi=bound))
+    width = _row_width(model)
+    bound = (3.0 / width) ** 0.5
+    model.set_param("E", uniform_init(model.ops, (max(n_rows, 1), width), lo=-bound, hi=bound))
+
+
+def _row_width(model: Model) -> int:
+    # Layers saved before `combine` existed have no nE: their rows are nO wide.
+    return model.get_dim("nE") if model.has_dim("nE") else model.get_dim("nO")
+
+
+def _chars_replace(model: Model) -> bool:
+    """Whether the characters stand in for the rows of words without one."""
+    return sublayer(model, "chars") is not None and \
+        model.attrs.get("combine", "replace") == "replace"
 
 
 def _word_forward(model: Model, docs: List[Doc], is_train: bool):
     ops = model.ops
     xp = ops.xp
-    nO = model.get_dim("nO")
+    nO, nE = model.get_dim("nO"), _row_width(model)
     E = model.get_param("E")
     attrs = model.attrs
+    combine = attrs.get("combine", "replace")
     texts = [t.text for doc in docs for t in doc]
     lengths = [len(doc) for doc in docs]
     rows = numpy.full(len(texts), -1, dtype="int64")
@@ -267,23 +299,29 @@ def _word_forward(model: Model, docs: List[Doc], is_train: bool):
             counts = numpy.asarray(attrs["counts"], dtype="f")[rows[known]]
             keep = numpy.random.random_sample(len(known)) < counts / (counts + attrs["word_dropout"])
             rows[known[~keep]] = -1
-    known = rows >= 0
-    unknown = numpy.flatnonzero(~known)
     chars, vectors = sublayer(model, "chars"), sublayer(model, "vectors")
+    if not _chars_replace(model):
+        rows[rows < 0] = E.shape[0] - 1     # the unknown-word row
+    known = rows >= 0
+    # The words whose characters are read: those without a row, or all.
+    spelled = numpy.flatnonzero(~known) if combine == "replace" else numpy.arange(len(texts))
+    rowed = numpy.flatnonzero(known)
     Y = ops.alloc2f(len(texts), nO)
-    Y[known] = E[rows[known]]
+    R = Y[:, :nE]               # the rows' part (all of Y but with "concat")
+    R[rowed] = E[rows[rowed]]
     backprop_chars = None
-    if chars is not None and len(unknown):
-        forms, inverse = numpy.unique(numpy.asarray(texts, dtype=object)[unknown],
+    if chars is not None and len(spelled):
+        forms, inverse = numpy.unique(numpy.asarray(texts, dtype=object)[spelled],
                                       return_inverse=True)
         form_vectors, backprop_chars = chars(list(forms), is_train)
-        Y[unknown] = form_vectors[inverse]
-    elif len(unknown):
-        Y[unknown] = E[-1]
+        if combine == "concat":
+            Y[:, nE:] = form_vectors[inverse]
+        else:
+            Y[spelled] += form_vectors[inverse]
     backprop_vectors = None
     if vectors is not None:
         static, backprop_vectors = vectors(docs, is_train)
-        Y += static
+        R += static
     mask = None
     if is_train and attrs["token_dropout"] > 0:
         p = attrs["token_dropout"]
@@ -295,17 +333,17 @@ def _word_forward(model: Model, docs: List[Doc], is_train: bool):
         dY = ops.flatten(dYs) if dYs else ops.alloc2f(0, nO)
         if mask is not None:
             dY = dY * mask
+        dR = dY[:, :nE]
         dE = ops.alloc2f(*E.shape)
-        xp.add.at(dE, rows[known], dY[known])
+        xp.add.at(dE, rows[rowed], dR[rowed])
         if backprop_chars is not None:
-            d_forms = ops.alloc2f(len(forms), nO)
-            xp.add.at(d_forms, inverse, dY[unknown])
+            d_spelled = dY[:, nE:] if combine == "concat" else dY[spelled]
+            d_forms = ops.alloc2f(len(forms), chars.get_dim("nO"))
+            xp.add.at(d_forms, inverse, d_spelled)
             backprop_chars(d_forms)
-        elif len(unknown):
-            dE[-1] += dY[unknown].sum(axis=0)
         model.inc_grad("E", dE)
         if backprop_vectors is not None:
-            backprop_vectors(dY)
+            backprop_vectors(ops.xp.ascontiguousarray(dR))
         return []
 
     return ops.unflatten(Y, ops.asarray1i(lengths)), backprop
