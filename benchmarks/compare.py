@@ -172,6 +172,34 @@ def comparison_table(results: Results, treebanks: List[str], systems: List[str],
     return "\n".join(lines)
 
 
+TAGS = (("UPOS", "upos"), ("XPOS", "xpos"), ("UFeats", "ufeats"))
+
+
+def tagging_table(results: Results, treebanks: List[str], systems: List[str]) -> Optional[str]:
+    """Dev and test UPOS, XPOS and UFeats accuracy on gold tokens (mean ± sd
+    over seeds), "n/a" where not measured: no tagger, or a treebank without
+    the column (Hungarian XPOS). None when no run has XPOS or UFeats scores
+    (records from before they were kept)."""
+    if not any(run[split].get(key) is not None for runs in results.values() for run in runs
+               for split in ("dev", "test") for key in ("xpos", "ufeats")):
+        return None
+    columns = [(f"{split} {name}", split, key) for split in ("dev", "test") for name, key in TAGS]
+    lines = ["| treebank | system | seeds | " + " | ".join(c[0] for c in columns) + " |",
+             "|---|---|---|" + "---:|" * len(columns)]
+    for tb in treebanks:
+        for system in systems:
+            runs = results.get((tb, system))
+            if not runs:
+                continue
+            cells = []
+            for _, split, key in columns:
+                values = [run[split].get(key) for run in runs]
+                values = [v for v in values if v is not None]
+                cells.append(_cell(mean_sd(values) if values else None))
+            lines.append(f"| {tb} | {label(system)} | {len(runs)} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
 def summary_json(results: Results, treebanks: List[str], systems: List[str],
                  static: Static = None) -> List[dict]:
     """comparison.json: per (treebank, system), every seed's scores and the summary."""

@@ -145,7 +145,24 @@ FULL_VARIANTS: Dict[str, Dict[str, object]] = {
     "hdrop": {f"{ENCODER}.recurrent_dropout": 0.3},
     "mlpdrop": {"components.nonmono_parser.model.dropout": 0.3},
     "avg": {"training.optimizer.use_averages": True},
+    # The CoNLL 2017-2018 winners' levers (docs/results/winners_recipe/):
+    # characters for every word, summed with its row or beside it; the
+    # taggers' gradient at full weight on the shared encoder; their label
+    # smoothing (UDPipe 2's 0.03); a row for every form seen twice (Dozat et
+    # al.); a third BiLSTM layer; a wider one (192 units per direction).
+    "charsum": {f"{ENCODER}.tok2vec.combine": "sum"},
+    "charcat": {f"{ENCODER}.tok2vec.combine": "concat"},
+    "tagloss": {"components.morphologizer.model.tok2vec.scale": 1.0,
+                "components.tagger.model.tok2vec.scale": 1.0},
+    "smooth": {"components.morphologizer.label_smoothing": 0.03,
+               "components.tagger.label_smoothing": 0.03},
+    "minfreq2": {f"{ENCODER}.tok2vec.min_freq": 2},
+    "deep": {f"{ENCODER}.depth": 3},
+    "width384": {f"{ENCODER}.width": 384},
 }
+# After +full: the XPOS tagger predicts each position of the tag
+# (`configs.positional_xpos`).
+XPOS_POSITIONS = "xpospos"
 # After +full: every encoder of the pipeline reads static vectors
 # (`init-config --vectors`), those of --vectors-dir/<treebank>.
 VECTORS = "vectors"
@@ -154,7 +171,11 @@ VECTORS = "vectors"
 # (`configs.add_pretraining`); one pretraining per treebank and encoder,
 # which every seed and parser on that encoder starts from.
 PRETRAIN = "pretrain"
-MODEL_VARIANTS = ("bilstm", "two", "full", "biaffine", VECTORS, PRETRAIN) + tuple(FULL_VARIANTS)
+# After +full: the parser reads the taggers' predicted tags (`configs.add_tag_input`).
+TAGS_IN = "tagsin"
+MODEL_VARIANTS = ("bilstm", "two", "full", "biaffine", VECTORS, PRETRAIN, TAGS_IN,
+                  XPOS_POSITIONS) + \
+    tuple(FULL_VARIANTS)
 GLOBAL_MODEL_VARIANTS = ("nomlpdrop",)   # FULL_VARIANTS of the global model
 GREEDY_MODEL_VARIANTS = ("mlpdrop",)     # FULL_VARIANTS of our greedy model
 SPACY_PARSER = "spacy_parser"
@@ -185,7 +206,8 @@ def add_arguments(p: argparse.ArgumentParser, treebank_selection: bool = True) -
                    "<system>[-<oracle>][+<variant>]...: a transition system (covington_nm, "
                    "covington, swap_stay_eager, arc_eager, ...), one of its oracles other than "
                    "its default, and variants merged onto the component's defaults, left to "
-                   f"right ({', '.join(VARIANTS)}); the plain system name trains the "
+                   f"right ({', '.join(list(VARIANTS) + list(MODEL_VARIANTS))}); the plain "
+                   "system name trains the "
                    "component's defaults. The first system is the speed reference")
     p.add_argument("--root", type=Path, default=Path("." if treebank_selection else "bench"),
                    help="Where outputs go")
@@ -410,6 +432,8 @@ class Workflow:
                 if not self.corpus(tb, "train").exists():
                     raise InputError(f"no converted corpus for {tb}: run the convert step first")
                 config, overrides = training_config(system, self.args.root / "configs")
+                if "full" in spec.model and not has_xpos(self.conllu(tb, "train")):
+                    config = str(self.without_tagger(tb, Path(config)))
                 a = self.args
                 cmd = [sys.executable, "-m", "spacy", "train", str(a.configs / config),
                        "--output", str(model.parent),
@@ -434,6 +458,20 @@ class Workflow:
                 (model.parent / "train_seconds.json").write_text(
                     json.dumps({"seconds": round(time.perf_counter() - start, 1)}) + "\n")
 
+    def without_tagger(self, treebank: str, config: Path) -> Path:
+        """The full pipeline's config without its XPOS tagger, for a
+        treebank without XPOS (configs.without_tagger), in configs/<treebank>/."""
+        from spacy.util import load_config
+
+        from spacy_nonmono.configs import config_text, without_tagger
+
+        path = self.args.root / "configs" / treebank / config.name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        settings = without_tagger(load_config(config, interpolate=False))
+        path.write_text(config_text(settings, f"{config.stem} for {treebank} (no XPOS): "
+                                    "made by the workflow"), encoding="utf8")
+        return path.resolve()
+
     def save_ensemble(self, treebank: str, members: Sequence[str], seed: int,
                       model: Path, structure: str = "mst") -> None:
         """Save the ensemble of the members' trained runs of this seed as
@@ -451,7 +489,7 @@ class Workflow:
 
     def evaluate(self) -> None:
         from spacy_nonmono.evaluation import evaluate_trees, read_gold, write_conllu
-        from spacy_nonmono.evaluation.conllu_eval import gold_tree, gold_upos, parse_sentences
+        from spacy_nonmono.evaluation.conllu_eval import gold_tree, parse_sentences
 
         for tb in self.treebanks:
             for system, seed, run in self.runs():
@@ -465,22 +503,24 @@ class Workflow:
                 for split in ("dev", "test"):
                     sentences, _ = read_gold(self.conllu(tb, split))
                     before = parse_counts(parser)
-                    upos = []
+                    tags = []
                     if system == UDPIPE:
                         trees = parser.parse(sentences)
                     else:
-                        trees = parse_sentences(parser, sentences, upos=upos)
+                        trees = parse_sentences(parser, sentences, tags=tags)
                     write_conllu(sentences, trees, self.metrics(tb, f"{run}.{split}.conllu"))
                     evaluation = evaluate_trees([gold_tree(s) for s in sentences], trees)
-                    for sentence, predicted in zip(sentences, upos):
-                        evaluation.add_upos(gold_upos(sentence), predicted)
+                    for sentence, predicted in zip(sentences, tags):
+                        evaluation.add_tags(sentence, predicted)
                     scores[split] = evaluation.to_dict()
                     after = parse_counts(parser)
                     if after is not None and after["words"] > before["words"]:
                         scores[split]["transitions_per_word"] = (
                             (after["transitions"] - before["transitions"])
                             / (after["words"] - before["words"]))
-                    upos_note = (f" UPOS {evaluation.upos.uas:.2f}" if evaluation.upos.total else "")
+                    upos_note = "".join(f" {name} {counts.uas:.2f}" for name, counts in (
+                        ("UPOS", evaluation.upos), ("XPOS", evaluation.xpos),
+                        ("UFeats", evaluation.ufeats)) if counts.total)
                     log(f"  {split}: UAS {evaluation.words.uas:.2f} LAS {evaluation.words.las:.2f}{upos_note}")
                 # The training's wall-clock time, kept with the scores (the
                 # compact record of a run; the model folder is not kept).
@@ -517,9 +557,13 @@ class Workflow:
                     use_language_tokenizer(nlp, lang)
                     tokenizer = lang
                 bound = None
-                if "senter" in nlp.pipe_names:
-                    bound = self.args.senter_max_length
-                    bound_sentences(nlp, bound)
+                # An ensemble's sentences are its first member's (its senter's).
+                members = [pipe.members for name, pipe in nlp.pipeline
+                           if name == "nonmono_ensemble"]
+                for pipeline in [nlp] + [m for group in members for m in group]:
+                    if "senter" in pipeline.pipe_names:
+                        bound = self.args.senter_max_length
+                        bound_sentences(pipeline, bound)
                 log(f"[{tb}] {run}: raw text ({tokenizer} tokenizer, sentences at most "
                     f"{bound or 'any number of'} words)")
                 target.parent.mkdir(parents=True, exist_ok=True)
@@ -561,7 +605,7 @@ class Workflow:
 
     def compare(self) -> None:
         from benchmarks.compare import (comparison_table, raw_text_table, sentence_length_table,
-                                        summary_json, write_plots)
+                                        summary_json, tagging_table, write_plots)
 
         results, static = {}, {}
         for tb in self.treebanks:
@@ -593,13 +637,9 @@ class Workflow:
         (out / "comparison.json").write_text(json.dumps(
             summary_json(results, self.treebanks, self.systems, static), indent=2))
         log("\n" + table)
-        by_sentence_length = sentence_length_table(results, self.treebanks, self.systems)
-        if by_sentence_length is not None:
-            (out / "by_sentence_length.md").write_text(by_sentence_length + "\n")
-            log("\n" + by_sentence_length)
-            log(f"Wrote {out / 'by_sentence_length.md'}")
-        else:   # not an earlier comparison's table next to this one
-            (out / "by_sentence_length.md").unlink(missing_ok=True)
+        write_table(out / "by_sentence_length.md",
+                    sentence_length_table(results, self.treebanks, self.systems))
+        write_table(out / "tagging.md", tagging_table(results, self.treebanks, self.systems))
         raw = {}
         for tb in self.treebanks:
             for system, seed, run in self.runs():
@@ -607,13 +647,7 @@ class Workflow:
                 if path.exists():
                     raw.setdefault((tb, system), []).append(
                         dict(json.loads(path.read_text()), seed=seed))
-        raw_table = raw_text_table(raw, self.treebanks, self.systems)
-        if raw_table is not None:
-            (out / "raw_text.md").write_text(raw_table + "\n")
-            log("\n" + raw_table)
-            log(f"Wrote {out / 'raw_text.md'}")
-        else:
-            (out / "raw_text.md").unlink(missing_ok=True)
+        write_table(out / "raw_text.md", raw_text_table(raw, self.treebanks, self.systems))
         for path in write_plots(results, self.treebanks, self.systems, out):
             log(f"Wrote {path}")
         log(f"Wrote {out / 'comparison.md'}")
@@ -747,7 +781,7 @@ def parse_system(name: str) -> SystemSpec:
         if head == SPACY_PARSER and (variants in ([], ["bilstm"]) or (
                 variants[:1] == ["full"]
                 and set(variants[1:]) <= set(FULL_VARIANTS) - set(GLOBAL_MODEL_VARIANTS)
-                - set(GREEDY_MODEL_VARIANTS) | {VECTORS, PRETRAIN})):
+                - set(GREEDY_MODEL_VARIANTS) | {VECTORS, PRETRAIN, TAGS_IN, XPOS_POSITIONS})):
             return SystemSpec(None, model=tuple(variants))
         if head == SPACY_PARSER and variants in (["beam"], ["full", "beam"]):
             return SystemSpec(None, settings=VARIANTS["beam"], model=tuple(variants[:-1]))
@@ -785,6 +819,9 @@ def parse_system(name: str) -> SystemSpec:
                     "add +full first")
     if PRETRAIN in model and "full" not in model[:model.index(PRETRAIN)]:
         raise wrong(f"+{PRETRAIN} pretrains the full pipeline's shared encoder: add +full first")
+    for variant in (TAGS_IN, XPOS_POSITIONS):
+        if variant in model and "full" not in model[:model.index(variant)]:
+            raise wrong(f"+{variant} sets the full pipeline's taggers: add +full first")
     beam_training = [v for v in variants
                      if any(k.startswith("decoding_options.") for k in VARIANTS.get(v, ()))]
     if beam_training and decoding != "beam":
@@ -847,8 +884,9 @@ def training_config(name: str, out_dir: Optional[Path] = None) -> Tuple[str, Dic
 
 def full_pipeline_config(spec: SystemSpec, name: str, out_dir: Optional[Path]) -> Path:
     """Write the full pipeline's config for a +full system to out_dir/<name>.cfg."""
-    from spacy_nonmono.configs import (add_pretraining, config_text, filled_config,
-                                       read_static_vectors, spacy_parser_pipeline)
+    from spacy_nonmono.configs import (add_pretraining, add_tag_input, config_text,
+                                       filled_config, positional_xpos, read_static_vectors,
+                                       spacy_parser_pipeline)
 
     if out_dir is None:
         raise InputError(f"{name}: a +full system's config is written to a folder; none given")
@@ -886,6 +924,10 @@ def full_pipeline_config(spec: SystemSpec, name: str, out_dir: Optional[Path]) -
             for part in sections:
                 section = section[part]
             section[key] = value
+    if XPOS_POSITIONS in spec.model:
+        positional_xpos(config)
+    if TAGS_IN in spec.model:
+        add_tag_input(config)
     if PRETRAIN in spec.model:
         add_pretraining(config)    # after the encoder's variants: its objective reads them
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -906,6 +948,27 @@ def parse_counts(parser) -> Optional[Dict[str, int]]:
         if hasattr(pipe, "parse_counts") and pipe.decoder.model_kind == "transitions":
             return dict(pipe.parse_counts)
     return None
+
+
+def write_table(path: Path, table: Optional[str]) -> None:
+    """Write and print a comparison's table; None (nothing to show) removes
+    an earlier comparison's table there, so none is left beside this one."""
+    if table is None:
+        path.unlink(missing_ok=True)
+        return
+    path.write_text(table + "\n")
+    log("\n" + table)
+    log(f"Wrote {path}")
+
+
+def has_xpos(path: Path) -> bool:
+    """Whether a CoNLL-U file has an XPOS column (a word whose XPOS is not `_`)."""
+    with open(path, encoding="utf8") as lines:
+        for line in lines:
+            columns = line.split("\t")
+            if len(columns) == 10 and columns[0].isdigit() and columns[4] != "_":
+                return True
+    return False
 
 
 def config_lang(path: Path) -> str:

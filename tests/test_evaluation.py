@@ -192,3 +192,30 @@ def test_upos_accuracy_counts_only_predicted_tags():
     assert "UPOS accuracy: 66.67" in evaluation.to_table()
     with pytest.raises(ValueError, match="gold tokenization"):
         evaluation.add_upos(["NOUN"], ["NOUN", "VERB"])
+
+
+def test_xpos_and_ufeats_accuracy_from_a_parsed_doc():
+    """XPOS counts where the gold file has the column (a treebank without
+    it: not applicable, None); UFeats compares the universal features only;
+    a pipeline without a tagger or morphologizer is not counted."""
+    import conllu
+    from spacy.tokens import Doc
+
+    from spacy_nonmono.evaluation.conllu_eval import Evaluation, predicted_tags
+
+    text = ("1\ta\ta\tNOUN\tNN\tCase=Nom|Number[psor]=Sing\t0\troot\t_\t_\n"
+            "2\tb\tb\tVERB\t_\t_\t1\tdep\t_\t_\n\n")
+    [sentence] = conllu.parse(text)
+    doc = Doc(spacy.blank("xx").vocab, words=["a", "b"])
+    evaluation = Evaluation()
+    evaluation.add_tags(sentence, predicted_tags(doc))     # nothing predicted
+    assert (evaluation.to_dict()["xpos"], evaluation.to_dict()["ufeats"]) == (None, None)
+    doc[0].tag_, doc[1].tag_ = "NN", "VB"
+    doc[0].pos_, doc[1].pos_ = "NOUN", "NOUN"
+    doc[0].set_morph("Case=Nom")      # Number[psor] is not universal: right
+    doc[1].set_morph("Case=Acc")      # gold has none: wrong
+    evaluation.add_tags(sentence, predicted_tags(doc))
+    d = evaluation.to_dict()
+    assert evaluation.xpos.total == 1 and d["xpos"] == 100.0    # word 2: gold XPOS `_`
+    assert d["ufeats"] == 50.0 and d["upos"] == 50.0
+    assert "XPOS accuracy: 100.00" in evaluation.to_table()

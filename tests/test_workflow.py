@@ -297,6 +297,11 @@ def test_workflow_builds_and_evaluates_an_ensemble(tiny_pipeline, tmp_path):
     for name in ("covington&mh4+global", "covington&mh4+global@mh4_arcs"):
         scores = json.loads((root / "metrics" / "sample" / f"{name}.json").read_text())
         assert 0 < scores["test"]["uas"] <= 100
+    # From raw text too, with the learned tokenizer.
+    lab("workflow", "evaluate-raw", *args, cwd=ROOT)
+    for name in ("covington&mh4+global", "covington&mh4+global@mh4_arcs"):
+        raw = json.loads((root / "metrics" / "sample" / f"{name}.raw.json").read_text())
+        assert 0 < raw["test"]["LAS"]["f1"] <= 100 and raw["words_per_second"] > 0
 
 
 def test_train_skip_scored(tmp_path):

@@ -257,15 +257,15 @@ def doc_tree(doc: Doc) -> Tree:
 
 
 def parse_sentences(nlp: Language, sentences: List[conllu.TokenList],
-                    batch_size: int = 256, upos: Optional[List[List[str]]] = None) -> List[Tree]:
+                    batch_size: int = 256, tags: Optional[List[Dict]] = None) -> List[Tree]:
     """Parse each gold sentence as one doc; return a tree per sentence. With
-    a list for `upos`, each sentence's predicted UPOS tags are appended to it
-    ("" where the pipeline sets none)."""
+    a list for `tags`, each sentence's predicted tags are appended to it
+    (`predicted_tags`)."""
     docs = (sentence_doc(nlp.vocab, s) for s in sentences)
     trees = []
     for doc in nlp.pipe(docs, batch_size=batch_size):
-        if upos is not None:
-            upos.append([t.pos_ for t in doc])
+        if tags is not None:
+            tags.append(predicted_tags(doc))
         heads, labels = doc_tree(doc)
         if heads.count(0) != 1:
             raise ValueError(
@@ -291,6 +291,26 @@ def write_conllu(sentences: List[conllu.TokenList], trees: List[Tree],
                 token["deprel"] = label
                 token["deps"] = None
             out.write(copy.serialize())
+
+
+# The universal features, which UFeats compares (the CoNLL 2018 scorer's list).
+UNIVERSAL_FEATURES = frozenset(
+    "PronType NumType Poss Reflex Foreign Abbr Gender Animacy Number Case Definite Degree "
+    "VerbForm Mood Tense Aspect Voice Evident Polarity Person Polite".split()
+)
+
+
+def universal_feats(feats) -> str:
+    """A FEATS value (a string or the conllu library's dict) as its
+    universal features, sorted: what UFeats compares."""
+    if feats is None:
+        return ""
+    if isinstance(feats, str):
+        pairs = [item.split("=", 1) for item in feats.split("|") if item and item != "_"]
+        items = [(p[0], p[1] if len(p) > 1 else "") for p in pairs]
+    else:
+        items = [(k, "" if v is None else str(v)) for k, v in feats.items()]
+    return "|".join(sorted(f"{k}={v}" if v else k for k, v in items if k in UNIVERSAL_FEATURES))
 
 
 @dataclass
@@ -339,17 +359,39 @@ class Evaluation:
     label_correct: Counter = field(default_factory=Counter)
     label_gold: Counter = field(default_factory=Counter)
     label_predicted: Counter = field(default_factory=Counter)
-    upos: Counts = field(default_factory=Counts)   # words whose UPOS was predicted
+    # Words whose UPOS, XPOS, universal features were predicted (and, for
+    # XPOS, are in the gold file: a treebank without the column has none).
+    upos: Counts = field(default_factory=Counts)
+    xpos: Counts = field(default_factory=Counts)
+    ufeats: Counts = field(default_factory=Counts)
 
     def add_upos(self, gold: Sequence[str], predicted: Sequence[str]) -> None:
         """Count one sentence's predicted UPOS tags (a pipeline that sets
         none gives "" and is not counted)."""
+        self._add_tags(self.upos, gold, predicted)
+
+    def add_tags(self, sentence: conllu.TokenList, predicted: Dict[str, Optional[List[str]]]
+                 ) -> None:
+        """Count one gold sentence's predicted tags (`predicted_tags`)."""
+        words = [t for t in sentence if is_word(t)]
+        if predicted["upos"] is not None:
+            self.add_upos([t["upos"] or "" for t in words], predicted["upos"])
+        if predicted["xpos"] is not None:
+            self._add_tags(self.xpos, [t["xpos"] or "" for t in words], predicted["xpos"],
+                           gold_needed=True)
+        if predicted["feats"] is not None:
+            self._add_tags(self.ufeats, [universal_feats(t["feats"]) for t in words],
+                           [universal_feats(f) for f in predicted["feats"]], predicted_needed=False)
+
+    @staticmethod
+    def _add_tags(counts: Counts, gold: Sequence[str], predicted: Sequence[str],
+                  gold_needed: bool = False, predicted_needed: bool = True) -> None:
         if len(gold) != len(predicted):
             raise ValueError("Gold and predicted sentences differ in length; "
                              "evaluation needs gold tokenization.")
         for g, p in zip(gold, predicted):
-            if p:
-                self.upos.add(g == p, True)
+            if (p or not predicted_needed) and (g or not gold_needed):
+                counts.add(g == p, True)
 
     def add(self, gold: Tree, predicted: Tree) -> None:
         (gold_heads, gold_labels), (pred_heads, pred_labels) = gold, predicted
@@ -394,6 +436,8 @@ class Evaluation:
             "las": self.words.las,
             "clas": self.clas,
             "upos": self.upos.uas if self.upos.total else None,
+            "xpos": self.xpos.uas if self.xpos.total else None,
+            "ufeats": self.ufeats.uas if self.ufeats.total else None,
             "words": self.words.total,
             "sentences": self.sentences,
             "nonprojective_sentences": self.nonprojective_sentences,
@@ -424,8 +468,9 @@ class Evaluation:
         for name, c in d["by_sentence_length"].items():
             label = f"sentences of {name}"
             lines.append(f"{label:<22}{c['uas']:8.2f}{c['las']:8.2f}{c['words']:9d}")
-        if d["upos"] is not None:
-            lines.append(f"UPOS accuracy: {d['upos']:.2f}")
+        for key, name in (("upos", "UPOS"), ("xpos", "XPOS"), ("ufeats", "UFeats")):
+            if d[key] is not None:
+                lines.append(f"{name} accuracy: {d[key]:.2f}")
         lines.append(f"CLAS F1: {d['clas']:.2f}   sentences: {d['sentences']} "
                      f"({d['nonprojective_sentences']} non-projective)   "
                      f"skipped (invalid gold): {d['skipped_sentences']}")
@@ -452,20 +497,22 @@ def evaluate_sentences(nlp: Language, sentences: List[conllu.TokenList],
     """Parse gold sentences (read_gold) with nlp and score them; optionally
     write the predictions as CoNLL-U. skipped: how many invalid sentences
     read_gold left out, for the report."""
-    upos: List[List[str]] = []
-    trees = parse_sentences(nlp, sentences, upos=upos)
+    tags: List[Dict] = []
+    trees = parse_sentences(nlp, sentences, tags=tags)
     if output is not None:
         write_conllu(sentences, trees, output)
     evaluation = evaluate_trees((gold_tree(s) for s in sentences), trees)
-    for sentence, predicted in zip(sentences, upos):
-        evaluation.add_upos(gold_upos(sentence), predicted)
+    for sentence, predicted in zip(sentences, tags):
+        evaluation.add_tags(sentence, predicted)
     evaluation.skipped_sentences = skipped
     return evaluation
 
 
-def gold_upos(sentence: conllu.TokenList) -> List[str]:
-    """The UPOS tags of a sentence's syntactic words."""
-    return [t["upos"] or "" for t in sentence if is_word(t)]
+def predicted_tags(doc: Doc) -> Dict[str, Optional[List[str]]]:
+    """A parsed doc's UPOS, XPOS and FEATS, each None where the pipeline sets none."""
+    return {"upos": [t.pos_ for t in doc] if doc.has_annotation("POS") else None,
+            "xpos": [t.tag_ for t in doc] if doc.has_annotation("TAG") else None,
+            "feats": [str(t.morph) for t in doc] if doc.has_annotation("MORPH") else None}
 
 
 def evaluate_pipeline(nlp: Language, gold_path: Union[str, Path],

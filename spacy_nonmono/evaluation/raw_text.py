@@ -82,13 +82,10 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple, Union
 import conllu
 
 from .conllu_eval import CONTENT_DEPRELS, read_conllu
+from .conllu_eval import universal_feats as _universal_feats
 
 # The CoNLL 2018 scorer's lists.
 FUNCTIONAL_DEPRELS = frozenset("aux cop mark det clf case cc".split())
-UNIVERSAL_FEATURES = frozenset(
-    "PronType NumType Poss Reflex Foreign Abbr Gender Animacy Number Case Definite Degree "
-    "VerbForm Mood Tense Aspect Voice Evident Polarity Person Polite".split()
-)
 METRICS = ("Tokens", "Sentences", "Words", "UPOS", "XPOS", "UFeats", "AllTags", "Lemmas",
            "UAS", "LAS", "CLAS", "MLAS", "BLEX")
 
@@ -202,17 +199,6 @@ def _strip(form: str) -> str:
 def _value(token, key: str) -> str:
     value = token.get(key)
     return "_" if value is None else str(value)
-
-
-def _universal_feats(feats) -> str:
-    if feats is None:
-        return ""
-    if isinstance(feats, str):
-        pairs = [item.split("=", 1) for item in feats.split("|") if item and item != "_"]
-        items = [(p[0], p[1] if len(p) > 1 else "") for p in pairs]
-    else:
-        items = [(k, "" if v is None else str(v)) for k, v in feats.items()]
-    return "|".join(sorted(f"{k}={v}" if v else k for k, v in items if k in UNIVERSAL_FEATURES))
 
 
 def _sentence_name(sentence, number: int) -> str:

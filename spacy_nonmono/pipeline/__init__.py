@@ -1,7 +1,8 @@
 from .ensemble import ParserEnsemble, make_nonmono_ensemble
 from .parser import NonMonoParser, assigns_dependencies, make_nonmono_parser
+from .positional_tagger import PositionalTagger, make_positional_tagger
 from .senter import BoundedSentenceRecognizer, bound_sentences, make_nonmono_senter
 
-__all__ = ["BoundedSentenceRecognizer", "NonMonoParser", "ParserEnsemble", "assigns_dependencies",
-           "bound_sentences", "make_nonmono_ensemble", "make_nonmono_parser",
-           "make_nonmono_senter"]
+__all__ = ["BoundedSentenceRecognizer", "NonMonoParser", "ParserEnsemble", "PositionalTagger",
+           "assigns_dependencies", "bound_sentences", "make_nonmono_ensemble",
+           "make_nonmono_parser", "make_nonmono_senter", "make_positional_tagger"]
