@@ -37,7 +37,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Dict, NamedTuple, Optional, Sequence, Tuple
+from typing import Dict, List, NamedTuple, Optional, Sequence, Tuple
 
 from spacy_nonmono.cli.common import (InputError, RawHelpFormatter, load_parser_pipeline,
                                       parse_batch_sizes)
@@ -452,7 +452,7 @@ class Workflow:
                     cmd += ["--paths.init_tok2vec", str(self.pretrain(tb, Path(config), spec))]
                 log(" ".join(cmd))
                 start = time.perf_counter()
-                subprocess.run(cmd, check=True, env=one_thread_env())
+                run_logged(cmd, model.parent / "train.log")
                 # Wall-clock training time (recorded with the scores by
                 # `evaluate`; only comparable between runs trained side by side).
                 (model.parent / "train_seconds.json").write_text(
@@ -527,6 +527,10 @@ class Workflow:
                 timing = self.model(tb, run).parent / "train_seconds.json"
                 if timing.exists():
                     scores["train_seconds"] = json.loads(timing.read_text())["seconds"]
+                # And the dev scores of each check: whether dev still rose at the end.
+                training_log = self.model(tb, run).parent / "train.log"
+                if training_log.exists():
+                    scores["dev_curve"] = dev_curve(training_log.read_text(encoding="utf8"))
                 target.write_text(json.dumps(scores, indent=2))
 
     def evaluate_raw(self) -> None:
@@ -993,6 +997,38 @@ def sample_sentences(source: Path, target: Path, n_words: int) -> int:
             out.write(line + "\n")
             written += len(line.split())
     return written
+
+
+def run_logged(cmd: Sequence[str], path: Path) -> None:
+    """Run a training command on one thread, its output shown and kept in `path`."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "w", encoding="utf8") as kept, subprocess.Popen(
+            cmd, env=one_thread_env(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+            text=True) as process:
+        for line in process.stdout:
+            sys.stdout.write(line)
+            kept.write(line)
+            kept.flush()
+    if process.returncode:
+        raise subprocess.CalledProcessError(process.returncode, cmd)
+
+
+def dev_curve(training_log: str) -> List[List[float]]:
+    """[update, dev LAS, dev UAS] of each dev check in `spacy train`'s
+    console table (the columns DEP_LAS_PUNCT and DEP_UAS_PUNCT, or spaCy's
+    parser's DEP_LAS and DEP_UAS); [] where the table has neither."""
+    curve, columns = [], None
+    for line in training_log.splitlines():
+        cells = line.split()
+        if cells[:2] == ["E", "#"]:
+            for las, uas in (("DEP_LAS_PUNCT", "DEP_UAS_PUNCT"), ("DEP_LAS", "DEP_UAS")):
+                if las in cells and uas in cells:
+                    # The scores are a row's last columns, as in the header.
+                    columns = (cells.index(las) - len(cells), cells.index(uas) - len(cells))
+                    break
+        elif columns and len(cells) > 2 and cells[0].isdigit() and cells[1].isdigit():
+            curve.append([int(cells[1]), float(cells[columns[0]]), float(cells[columns[1]])])
+    return curve
 
 
 def one_thread_env() -> Dict[str, str]:

@@ -448,3 +448,32 @@ def test_a_pipeline_without_xpos_writes_it_as_underscore(full_corpora, tmp_path)
              if line and not line.startswith("#")]
     assert len(lines) == 7
     assert all(columns[4] == "_" and columns[3] != "_" for columns in lines)
+
+
+def test_dev_curve_reads_spacys_training_table():
+    from benchmarks.workflow import dev_curve
+
+    ours = ("E    #       LOSS TOK2VEC  LOSS NONMO...  POS_ACC  DEP_LAS_PUNCT  DEP_UAS_PUNCT  SCORE \n"
+            "---  ------  ------------  -------------  -------  -------------  -------------  ------\n"
+            "  0       0       1338.96         960.34    26.20           2.33          10.90    0.07\n"
+            " 10     200     138701.59      231120.49    61.30          20.90          32.03    0.26\n"
+            "\x1b[38;5;2m✔ Saved pipeline to output directory\x1b[0m\n")
+    assert dev_curve(ours) == [[0, 2.33, 10.9], [200, 20.9, 32.03]]
+    spacys = ("E    #       LOSS PARSER  DEP_UAS  DEP_LAS  SENTS_F  SCORE \n"
+              "  3     400       100.00    70.10    60.20   100.00    0.65\n")
+    assert dev_curve(spacys) == [[400, 60.2, 70.1]]
+    assert dev_curve("no table\n") == []
+
+
+def test_run_logged_shows_and_keeps_the_output(tmp_path, capsys):
+    import subprocess
+    import sys
+
+    from benchmarks.workflow import run_logged
+
+    run_logged([sys.executable, "-c", "print('a'); import sys; print('b', file=sys.stderr)"],
+               tmp_path / "deep" / "train.log")
+    assert (tmp_path / "deep" / "train.log").read_text().split() == ["a", "b"]
+    assert capsys.readouterr().out.split() == ["a", "b"]
+    with pytest.raises(subprocess.CalledProcessError):
+        run_logged([sys.executable, "-c", "raise SystemExit(3)"], tmp_path / "x.log")
