@@ -200,6 +200,41 @@ def tagging_table(results: Results, treebanks: List[str], systems: List[str]) ->
     return "\n".join(lines)
 
 
+CURVE_UPDATES = (1000, 2000, 4000, 6000, 8000)
+
+
+def dev_curve_table(results: Results, treebanks: List[str], systems: List[str],
+                    updates: Sequence[int] = CURVE_UPDATES) -> Optional[str]:
+    """Dev LAS at some numbers of updates (the check at or before each; mean
+    ± sd over seeds) and the update of the best dev UAS + LAS, from the
+    training logs' dev checks (`dev_curve` in the scores): whether dev still
+    rose when training stopped. None when no run has a curve."""
+    if not any(run.get("dev_curve") for runs in results.values() for run in runs):
+        return None
+    lines = ["| treebank | system | seeds | " +
+             " | ".join(f"dev LAS at {n:,}" for n in updates) + " | best update | last update |",
+             "|---|---|---|" + "---:|" * (len(updates) + 2)]
+
+    def at(curve, n):
+        before = [las for update, las, _ in curve if update <= n]
+        return before[-1] if before and curve[-1][0] >= n else None
+
+    for tb in treebanks:
+        for system in systems:
+            runs = [run for run in results.get((tb, system), []) if run.get("dev_curve")]
+            if not runs:
+                continue
+            cells = []
+            for n in updates:
+                values = [v for v in (at(run["dev_curve"], n) for run in runs) if v is not None]
+                cells.append(_cell(mean_sd(values) if values else None))
+            best = [max(run["dev_curve"], key=lambda c: c[1] + c[2])[0] for run in runs]
+            last = [run["dev_curve"][-1][0] for run in runs]
+            lines.append(f"| {tb} | {label(system)} | {len(runs)} | " + " | ".join(cells) +
+                         f" | {_cell(mean_sd(best), '{:,.0f}')} | {_cell(mean_sd(last), '{:,.0f}')} |")
+    return "\n".join(lines)
+
+
 def summary_json(results: Results, treebanks: List[str], systems: List[str],
                  static: Static = None) -> List[dict]:
     """comparison.json: per (treebank, system), every seed's scores and the summary."""
@@ -245,7 +280,7 @@ def sentence_length_table(results: Results, treebanks: List[str], systems: List[
     return "\n".join(lines) if len(lines) > 2 else None
 
 
-RAW_METRICS = ("Tokens", "Sentences", "Words", "UPOS", "UAS", "LAS", "CLAS")
+RAW_METRICS = ("Tokens", "Sentences", "Words", "UPOS", "XPOS", "UFeats", "UAS", "LAS", "CLAS")
 # Raw-text F1 of others on the same test sets (UD 2.0 test data of the CoNLL
 # 2017 shared task, Zeman et al. 2017: its baseline UDPipe 1.1, UDPipe 1.2 and
 # the task's best LAS), and the MH4 paper's Table 5 (Gomez-Rodriguez, Shi & Lee
@@ -253,12 +288,20 @@ RAW_METRICS = ("Tokens", "Sentences", "Words", "UPOS", "UAS", "LAS", "CLAS")
 RAW_TEXT_REFERENCES = {
     "got_proiel": {"CoNLL 2017 baseline (UDPipe 1.1)": {"Sentences": 27.85, "LAS": 59.81},
                    "UDPipe 1.2": {"LAS": 62.80}, "CoNLL 2017 best": {"LAS": 71.36},
+                   "C2L2 (Shi et al. 2017)": {"LAS": 68.34},
                    "MH4 paper, Table 5": {"LAS": 67.92}},
-    "hu_szeged": {"CoNLL 2017 baseline (UDPipe 1.1)": {"Sentences": 93.85, "LAS": 64.30},
-                  "UDPipe 1.2": {"LAS": 66.54}, "CoNLL 2017 best": {"LAS": 77.56},
+    "hu_szeged": {"CoNLL 2017 baseline (UDPipe 1.1)": {"Sentences": 93.85, "UPOS": 90.80,
+                                                       "LAS": 64.30},
+                  "UDPipe 1.2": {"LAS": 66.54},
+                  "CoNLL 2017 best": {"UPOS": 95.34, "LAS": 77.56},
+                  "C2L2 (Shi et al. 2017)": {"LAS": 76.55},
                   "MH4 paper, Table 5": {"LAS": 76.90}},
-    "la_perseus": {"CoNLL 2017 baseline (UDPipe 1.1)": {"Sentences": 98.09, "LAS": 43.77},
-                   "UDPipe 1.2": {"LAS": 47.02}, "CoNLL 2017 best": {"LAS": 63.37}},
+    "la_perseus": {"CoNLL 2017 baseline (UDPipe 1.1)": {"Sentences": 98.09, "UPOS": 83.39,
+                                                        "XPOS": 67.70, "UFeats": 72.27,
+                                                        "LAS": 43.77},
+                   "UDPipe 1.2": {"LAS": 47.02},
+                   "CoNLL 2017 best": {"UPOS": 90.67, "XPOS": 76.69, "LAS": 63.37},
+                   "C2L2 (Shi et al. 2017)": {"LAS": 59.48}},
 }
 
 
@@ -278,7 +321,9 @@ def raw_text_table(raw: Results, treebanks: List[str], systems: List[str]) -> Op
         reference = {run["seed"]: run for run in raw[(tb, present[0])]}
         for system in present:
             runs = raw[(tb, system)]
-            cells = [_cell(mean_sd([run["test"][m]["f1"] for run in runs])) for m in RAW_METRICS]
+            # A column the gold file lacks (Hungarian XPOS) is not a score.
+            cells = ["n/a" if all(m in run.get("not_applicable", ()) for run in runs) else
+                     _cell(mean_sd([run["test"][m]["f1"] for run in runs])) for m in RAW_METRICS]
             paired = _paired(runs, reference, lambda run: run["test"]["LAS"]["f1"])
             delta = "ref." if system == present[0] else (
                 f"{_difference(paired)} ({paired['verdict']})" if paired else "n/a")

@@ -575,7 +575,10 @@ class Workflow:
                     nlp, self.conllu(tb, "test"),
                     output=self.metrics(tb, f"{run}.raw.test.conllu"))
                 scores = evaluation.to_dict()
+                # Scored all the same (a `_` matches a `_`), but no measurement.
+                missing = [] if has_xpos(self.conllu(tb, "test")) else ["XPOS"]
                 target.write_text(json.dumps({"test": scores, "tokenizer": tokenizer,
+                                              "not_applicable": missing,
                                               "senter_max_length": bound,
                                               "words_per_second": round(words_per_second)},
                                              indent=2) + "\n")
@@ -609,7 +612,8 @@ class Workflow:
 
     def compare(self) -> None:
         from benchmarks.compare import (comparison_table, raw_text_table, sentence_length_table,
-                                        summary_json, tagging_table, write_plots)
+                                        summary_json, tagging_table, dev_curve_table,
+                                        write_plots)
 
         results, static = {}, {}
         for tb in self.treebanks:
@@ -644,6 +648,7 @@ class Workflow:
         write_table(out / "by_sentence_length.md",
                     sentence_length_table(results, self.treebanks, self.systems))
         write_table(out / "tagging.md", tagging_table(results, self.treebanks, self.systems))
+        write_table(out / "dev_curves.md", dev_curve_table(results, self.treebanks, self.systems))
         raw = {}
         for tb in self.treebanks:
             for system, seed, run in self.runs():

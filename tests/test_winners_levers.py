@@ -477,3 +477,16 @@ def test_run_logged_shows_and_keeps_the_output(tmp_path, capsys):
     assert capsys.readouterr().out.split() == ["a", "b"]
     with pytest.raises(subprocess.CalledProcessError):
         run_logged([sys.executable, "-c", "raise SystemExit(3)"], tmp_path / "x.log")
+
+
+def test_dev_curve_table_reads_the_recorded_checks():
+    from benchmarks.compare import dev_curve_table
+
+    curve = [[0, 1.0, 2.0], [1000, 10.0, 20.0], [2000, 30.0, 40.0], [3000, 25.0, 35.0]]
+    results = {("la", "a"): [{"seed": 0, "dev_curve": curve},
+                             {"seed": 1, "dev_curve": [[0, 1.0, 1.0], [1000, 12.0, 22.0]]}],
+               ("la", "b"): [{"seed": 0}]}
+    assert dev_curve_table({("la", "b"): [{"seed": 0}]}, ["la"], ["b"]) is None
+    rows = dev_curve_table(results, ["la"], ["a", "b"], updates=(1000, 2500)).splitlines()
+    assert len(rows) == 3
+    assert rows[2] == "| la | a | 2 | 11.00 ± 1.41 | 30.00 | 1,500 ± 707 | 2,000 ± 1,414 |"

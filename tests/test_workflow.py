@@ -781,4 +781,10 @@ def test_raw_text_table_shows_the_published_scores_beside_ours():
     assert (baseline[column["Sentences"]], baseline[column["LAS"]]) == ("98.09", "43.77")
     assert baseline[column["Tokens"]] == ""
     assert [row[1] for row in rows[1:]] == ["CoNLL 2017 baseline (UDPipe 1.1)", "UDPipe 1.2",
-                                            "CoNLL 2017 best"]
+                                            "CoNLL 2017 best", "C2L2 (Shi et al. 2017)"]
+    assert baseline[column["XPOS"]] == "67.70"
+    # A column the gold file lacks is marked, not scored.
+    runs[0]["not_applicable"] = ["XPOS"]
+    table = raw_text_table({("la_perseus", "mh4"): runs}, ["la_perseus"], ["mh4"])
+    ours = [cell.strip() for cell in table.splitlines()[2].split("|")[1:-1]]
+    assert ours[column["XPOS"]] == "n/a" and ours[column["UPOS"]] == "90.00"
