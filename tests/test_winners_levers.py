@@ -490,3 +490,17 @@ def test_dev_curve_table_reads_the_recorded_checks():
     rows = dev_curve_table(results, ["la"], ["a", "b"], updates=(1000, 2500)).splitlines()
     assert len(rows) == 3
     assert rows[2] == "| la | a | 2 | 11.00 ± 1.41 | 30.00 | 1,500 ± 707 | 2,000 ± 1,414 |"
+
+
+def test_init_config_writes_the_tag_and_xpos_settings(tmp_path, capsys):
+    from spacy_nonmono.cli import main as nonmono_main
+
+    path = tmp_path / "la.cfg"
+    assert nonmono_main(["init-config", str(path), "--pipeline", "full", "--tag-input",
+                         "--xpos", "positional"]) == 0
+    config = load_config(path, interpolate=False)
+    assert config["components"]["tagger"]["factory"] == "nonmono_positional_tagger"
+    assert config["components"]["nonmono_parser"]["model"]["tok2vec"]["attrs"] == \
+        ["POS", "MORPH", "TAG"]
+    assert nonmono_main(["init-config", str(path), "--tag-input"]) == 2
+    assert "init-config --pipeline full" in capsys.readouterr().err

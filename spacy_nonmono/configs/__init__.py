@@ -269,7 +269,8 @@ def add_tag_input(config: Config, parser: Optional[str] = None) -> Config:
     taggers = [t for t in TAGGERS if t in components]
     if not taggers:
         raise ValueError("add_tag_input: the pipeline has no morphologizer or tagger whose "
-                         "predictions the parser could read.")
+                         "predictions the parser could read (the full pipeline has both: "
+                         "init-config --pipeline full).")
     order = config["nlp"]["pipeline"]
     late = [t for t in taggers if order.index(t) > order.index(name)]
     if late:
@@ -294,7 +295,8 @@ def positional_xpos(config: Config) -> Config:
     tag (in place): `nonmono_positional_tagger`, on the same encoder, with
     the same settings."""
     if "tagger" not in config["components"]:
-        raise ValueError("positional_xpos: the pipeline has no XPOS `tagger`.")
+        raise ValueError("positional_xpos: the pipeline has no XPOS `tagger` (the full "
+                         "pipeline has one: init-config --pipeline full).")
     tagger = config["components"]["tagger"]
     tagger["factory"] = "nonmono_positional_tagger"
     tagger["model"] = {"@architectures": "spacy_nonmono.PositionalTagger.v1", "nO": None,
