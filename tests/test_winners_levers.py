@@ -465,6 +465,7 @@ def test_dev_curve_reads_spacys_training_table():
     assert dev_curve("no table\n") == []
 
 
+@pytest.mark.slow
 def test_run_logged_shows_and_keeps_the_output(tmp_path, capsys):
     import subprocess
     import sys

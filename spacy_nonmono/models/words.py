@@ -265,14 +265,9 @@ def _word_init(model: Model, X: Optional[List[Doc]] = None, Y=None) -> None:
     # replace it.
     n_rows = len(model.attrs["rows"]) + (0 if _chars_replace(model) else 1)
     # Uniform in +-sqrt(3 / width): entries of variance 1 / width, vectors of norm ~1.
-    width = _row_width(model)
+    width = model.get_dim("nE")
     bound = (3.0 / width) ** 0.5
     model.set_param("E", uniform_init(model.ops, (max(n_rows, 1), width), lo=-bound, hi=bound))
-
-
-def _row_width(model: Model) -> int:
-    # Layers saved before `combine` existed have no nE: their rows are nO wide.
-    return model.get_dim("nE") if model.has_dim("nE") else model.get_dim("nO")
 
 
 def _chars_replace(model: Model) -> bool:
@@ -284,7 +279,7 @@ def _chars_replace(model: Model) -> bool:
 def _word_forward(model: Model, docs: List[Doc], is_train: bool):
     ops = model.ops
     xp = ops.xp
-    nO, nE = model.get_dim("nO"), _row_width(model)
+    nO, nE = model.get_dim("nO"), model.get_dim("nE")
     E = model.get_param("E")
     attrs = model.attrs
     combine = attrs.get("combine", "replace")

@@ -51,14 +51,23 @@ class PositionalTagger(Tagger):
 
     @property
     def positions(self) -> List[List[str]]:
-        return tag_positions(self.labels)
+        return self._layout()[0]
 
     def _blocks(self) -> List[Tuple[int, int]]:
-        blocks, start = [], 0
-        for chars in self.positions:
-            blocks.append((start, start + len(chars)))
-            start += len(chars)
-        return blocks
+        return self._layout()[1]
+
+    def _layout(self):
+        """The positions' characters and each position's columns of the
+        scores, derived from the labels once (labels only grow)."""
+        cached = getattr(self, "_cached_layout", None)
+        if cached is None or cached[0] != len(self.labels):
+            positions = tag_positions(self.labels)
+            blocks, start = [], 0
+            for chars in positions:
+                blocks.append((start, start + len(chars)))
+                start += len(chars)
+            self._cached_layout = cached = (len(self.labels), positions, blocks)
+        return cached[1], cached[2]
 
     def predict(self, docs):
         n_positions = len(self.positions)
@@ -66,10 +75,11 @@ class PositionalTagger(Tagger):
             return [numpy.zeros((0, n_positions), dtype="int32") for _ in docs]
         scores = self.model.predict(docs)
         guesses = []
+        blocks = self._blocks()
         for doc_scores in scores:
             doc_scores = self.model.ops.to_numpy(doc_scores)
             guesses.append(numpy.stack(
-                [doc_scores[:, start:end].argmax(axis=1) for start, end in self._blocks()],
+                [doc_scores[:, start:end].argmax(axis=1) for start, end in blocks],
                 axis=1).astype("int32") if len(doc_scores) else
                 numpy.zeros((0, n_positions), dtype="int32"))
         return guesses
