@@ -3,7 +3,7 @@ from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from benchmarks import udpipe
-from spacy_nonmono.evaluation.conllu_eval import LENGTH_BUCKETS, SENTENCE_LENGTH_BUCKETS
+from spacy_nonmono.evaluation.gold_tokens import LENGTH_BUCKETS, SENTENCE_LENGTH_BUCKETS
 
 Results = Dict[Tuple[str, str], List[dict]]   # (treebank, system) -> one dict per seed
 # treebank -> system -> transitions per word of its static oracle on gold test trees

@@ -213,7 +213,7 @@ def optimal_tree_problem(heads, proj_heads, kept, pseudo_kept):
 def measure_projectivization(path: Path, sentences, invalid: int, max_length: int) -> dict:
     from spacy.vocab import Vocab
 
-    from spacy_nonmono.evaluation.conllu_eval import gold_tree
+    from spacy_nonmono.conllu_io import gold_tree
     from spacy_nonmono.graph import is_projective
     from spacy_nonmono.graph.tabular import optimal_projectivization
     from spacy_nonmono.pipeline.sentences import pseudo_projectivize
@@ -357,7 +357,7 @@ def check_timing_options(args) -> None:
 
 
 def run_timing(args) -> int:
-    from spacy_nonmono.evaluation.conllu_eval import gold_tree
+    from spacy_nonmono.conllu_io import gold_tree
     from spacy_nonmono.systems import get_system
 
     check_timing_options(args)

@@ -46,7 +46,7 @@ def run(args) -> int:
     import pstats
 
     from spacy_nonmono.evaluation import read_conllu
-    from spacy_nonmono.evaluation.conllu_eval import sentence_doc
+    from spacy_nonmono.conllu_io import sentence_doc
 
     sentences = read_conllu(args.gold)
     nlp = load_parser_pipeline(args.pipeline)

@@ -44,8 +44,8 @@ def add_parser(commands) -> None:
 def texts(sentences, n_words: int):
     """The three texts (TEXTS) of the file's first sentences holding at least
     `n_words` words."""
-    from spacy_nonmono.evaluation.conllu_eval import is_word
-    from spacy_nonmono.evaluation.raw_text import gold_documents
+    from spacy_nonmono.conllu_io import is_word
+    from spacy_nonmono.conllu_io import gold_documents
 
     chosen, count = [], 0
     for sentence in sentences:

@@ -60,12 +60,11 @@ def treebank_files(folder: Path):
 def measure(folder: Path) -> dict:
     from spacy.vocab import Vocab
 
-    from spacy_nonmono.evaluation.conllu_eval import read_conllu
-    from spacy_nonmono.evaluation.doc_conllu import MULTIWORD_TOKENS
-    from spacy_nonmono.evaluation.raw_text import gold_documents, surface_tokens
+    from spacy_nonmono.conllu_io import (MULTIWORD_TOKENS, gold_documents, read_conllu,
+                                         surface_tokens)
+    from spacy_nonmono.evaluation.tokenization import score_segmentation, score_tokenizer
     from spacy_nonmono.pipeline.tokenizers import (file_language, language_tokenizer,
-                                                   learn_treebank_tokenizer, score_segmentation,
-                                                   score_tokenizer, spells)
+                                                   learn_treebank_tokenizer, spells)
 
     learn_from, test = treebank_files(folder)
     lang = file_language(test)

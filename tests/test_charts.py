@@ -202,7 +202,7 @@ def test_gold_weight_finds_the_gold_tree():
 def test_arc_structures_equal_brute_force_over_the_charts_trees(n, seed, k, ties, cost_weight):
     """mh3_arcs / mh4_arcs: the best tree among those the chart derives (with
     one root arc) under arc scores + cost."""
-    from spacy_nonmono.registry import get_structure
+    from spacy_nonmono.graph import get_structure
 
     rng = numpy.random.default_rng(seed)
     N = n + 2
@@ -245,7 +245,7 @@ def test_arc_scores_add_to_transition_scores(n, seed, k, features):
 
 def test_mh3_arcs_is_the_projective_mst():
     """MH3 under arc scores alone: the best projective tree with one root arc."""
-    from spacy_nonmono.registry import get_structure
+    from spacy_nonmono.graph import get_structure
 
     rng = numpy.random.default_rng(3)
     structure = get_structure("mh3_arcs")()
@@ -460,7 +460,7 @@ def test_coverage_command(tmp_path, capsys):
 def test_coverage_command_counts_projective_sentences(tmp_path, capsys):
     """MH3's sentence coverage is the number of projective gold trees."""
     from spacy_nonmono.evaluation import read_gold
-    from spacy_nonmono.evaluation.conllu_eval import gold_tree
+    from spacy_nonmono.conllu_io import gold_tree
 
     path = SAMPLE / "en_ewt-sample-dev.conllu"
     out = tmp_path / "c.json"

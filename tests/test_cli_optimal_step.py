@@ -6,7 +6,7 @@ import json
 from benchmarks import main
 from conftest import SAMPLE, run_command
 from spacy_nonmono.evaluation import read_gold
-from spacy_nonmono.evaluation.conllu_eval import gold_tree
+from spacy_nonmono.conllu_io import gold_tree
 from spacy_nonmono.graph import is_projective
 
 TRAIN = SAMPLE / "en_ewt-sample-train.conllu"

@@ -3,8 +3,8 @@ import numpy
 import pytest
 import spacy
 
-from spacy_nonmono.evaluation import ConlluError, evaluate_trees, read_conllu, read_gold, write_conllu
-from spacy_nonmono.evaluation.conllu_eval import gold_tree, sentence_doc
+from spacy_nonmono.conllu_io import filled_sentence, gold_tree, sentence_doc, write_conllu
+from spacy_nonmono.evaluation import ConlluError, evaluate_trees, read_conllu, read_gold
 from spacy_nonmono.graph import is_projective
 
 GOLD = """# sent_id = 1
@@ -86,13 +86,18 @@ def test_scores_by_sentence_length():
 def test_write_and_read_back(gold_path, tmp_path):
     sentences = read_conllu(gold_path)
     out = tmp_path / "pred.conllu"
-    write_conllu(sentences, PREDICTED, out)
+    write_conllu(out, (filled_sentence(s, [{"head": h, "deprel": d} for h, d in zip(*tree)],
+                                       keep_input=False)
+                       for s, tree in zip(sentences, PREDICTED)))
     again = read_conllu(out)
     assert [gold_tree(s) for s in again] == PREDICTED
-    # Multiword tokens and empty nodes are kept, other columns copied.
+    # Multiword tokens and empty nodes are kept; a prediction file holds
+    # predictions only: the columns not predicted are "_", not the gold's.
     assert [t["id"] for t in again[0]][0] == (1, "-", 2)
     assert any(t["id"] == (3, ".", 1) for t in again[1])
-    assert [t["lemma"] for t in again[1]] == [t["lemma"] for t in sentences[1]]
+    words = [t for s in again for t in s if isinstance(t["id"], int)]
+    assert any(t["lemma"] != "_" for s in sentences for t in s if isinstance(t["id"], int))
+    assert {(t["lemma"], t["upos"], t["xpos"], t["feats"]) for t in words} == {("_", "_", None, None)}
     # The predictions read back score against gold exactly as written.
     gold = [gold_tree(s) for s in sentences]
     read_back = evaluate_trees(gold, [gold_tree(s) for s in again]).to_dict()
@@ -181,7 +186,7 @@ def test_text_that_is_not_utf8_and_binary_data(data, problem, line, tmp_path):
 
 
 def test_upos_accuracy_counts_only_predicted_tags():
-    from spacy_nonmono.evaluation.conllu_eval import Evaluation
+    from spacy_nonmono.evaluation.gold_tokens import Evaluation
 
     evaluation = Evaluation()
     assert evaluation.to_dict()["upos"] is None
@@ -201,7 +206,7 @@ def test_xpos_and_ufeats_accuracy_from_a_parsed_doc():
     import conllu
     from spacy.tokens import Doc
 
-    from spacy_nonmono.evaluation.conllu_eval import Evaluation, predicted_tags
+    from spacy_nonmono.evaluation.gold_tokens import Evaluation, predicted_tags
 
     text = ("1\ta\ta\tNOUN\tNN\tCase=Nom|Number[psor]=Sing\t0\troot\t_\t_\n"
             "2\tb\tb\tVERB\t_\t_\t1\tdep\t_\t_\n\n")

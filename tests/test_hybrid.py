@@ -643,7 +643,7 @@ def test_static_oracle_on_ud_training_sets():
     rebuilds at least the share of sentences the MH4 chart covers. The
     shares of sentences and arcs rebuilt are printed."""
     from spacy_nonmono.evaluation import read_gold
-    from spacy_nonmono.evaluation.conllu_eval import gold_tree
+    from spacy_nonmono.conllu_io import gold_tree
 
     found = False
     for tb in ("got_proiel", "hu_szeged", "la_perseus"):

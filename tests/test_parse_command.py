@@ -7,7 +7,7 @@ from spacy.training import Example
 
 from conftest import SMALL_MODEL, run_command, sample_docs, train
 from spacy_nonmono.evaluation import read_conllu
-from spacy_nonmono.evaluation.doc_conllu import doc_to_conllu, text_documents
+from spacy_nonmono.conllu_io import doc_to_conllu, text_documents
 
 
 @pytest.fixture(scope="module")
@@ -167,8 +167,7 @@ RAW_GOLD = """# newdoc id = d1
 
 
 def test_gold_documents_rebuild_the_raw_text(tmp_path):
-    from spacy_nonmono.evaluation import read_conllu
-    from spacy_nonmono.evaluation.raw_text import gold_documents
+    from spacy_nonmono.conllu_io import gold_documents, read_conllu
 
     (tmp_path / "gold.conllu").write_text(RAW_GOLD, encoding="utf8")
     # A multi-word token's form once; SpaceAfter=No inside and between sentences.
@@ -266,3 +265,20 @@ def test_workflow_treebank_language(tmp_path):
     workflow = Workflow(Namespace(ud_dir=ud, treebanks="hu_szeged,en_ewt,got_proiel",
                                   systems="covington", seeds="0"))
     assert [workflow.language(tb) for tb in workflow.treebanks] == ["hu", "en", None]
+
+
+def test_a_failing_parse_leaves_the_output_as_it_was(pipeline, tmp_path):
+    """A good and a bad input: the error, and out.conllu keeps its content
+    (the parse is written beside it and renamed only on success)."""
+    (tmp_path / "good.txt").write_text("Some text here.\n", encoding="utf8")
+    (tmp_path / "bad.bin").write_bytes(b"\x00\x01binary")
+    out = tmp_path / "out.conllu"
+    out.write_text("earlier results\n", encoding="utf8")
+    result = run_command("parse", pipeline, "good.txt", "bad.bin", "--output", "out.conllu",
+                         cwd=tmp_path)
+    assert result.returncode == 2 and "bad.bin" in result.stderr
+    assert out.read_text(encoding="utf8") == "earlier results\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.bin", "good.txt", "out.conllu"]
+    run_command("parse", pipeline, "good.txt", "--output", "out.conllu", cwd=tmp_path,
+                check=True)
+    assert read_conllu(out)[0].metadata["text"] == "Some text here."

@@ -12,7 +12,7 @@ from spacy.training import Example
 
 from conftest import ud_dir
 from spacy_nonmono.evaluation import read_gold
-from spacy_nonmono.evaluation.conllu_eval import gold_tree
+from spacy_nonmono.conllu_io import gold_tree
 from spacy_nonmono.graph import is_projective
 from spacy_nonmono.pipeline.sentences import pseudo_projectivize
 from conftest import SMALL_MODEL, tree_ok

@@ -224,7 +224,7 @@ def test_static_oracles_rebuild_random_trees_as_the_reference_does():
 
 def ud_training_trees():
     from spacy_nonmono.evaluation import read_gold
-    from spacy_nonmono.evaluation.conllu_eval import gold_tree
+    from spacy_nonmono.conllu_io import gold_tree
 
     out = {}
     for tb in ("got_proiel", "hu_szeged", "la_perseus"):

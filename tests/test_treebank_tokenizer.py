@@ -19,13 +19,12 @@ from thinc.api import Config
 
 from conftest import run_command, run_spacy, ud_dir
 from spacy_nonmono.configs import fill, filled_config
-from spacy_nonmono.evaluation.conllu_eval import read_conllu
-from spacy_nonmono.evaluation.doc_conllu import MULTIWORD_TOKENS, doc_to_conllu
-from spacy_nonmono.evaluation.raw_text import (evaluate_pipeline_raw_text, evaluate_raw_text,
-                                               gold_documents)
+from spacy_nonmono.conllu_io import MULTIWORD_TOKENS, doc_to_conllu, gold_documents, read_conllu
+from spacy_nonmono.evaluation.raw_text import evaluate_pipeline_raw_text, evaluate_raw_text
+from spacy_nonmono.evaluation.tokenization import score_tokenizer
 from spacy_nonmono.pipeline.tokenizers import (TreebankTokenizer, learn_multiword_tokens,
-                                               learn_treebank_rules, score_tokenizer,
-                                               treebank_chunks, use_treebank_tokenizer)
+                                               learn_treebank_rules, treebank_chunks,
+                                               use_treebank_tokenizer)
 
 
 def treebank(*sentences: str) -> str:

@@ -20,7 +20,7 @@ from benchmarks.workflow import parse_system, training_config
 from test_full_pipeline import SMALL, assert_round_trips, full_corpora  # noqa: F401
 from spacy_nonmono.configs import add_tag_input, config_path, fill, spacy_parser_pipeline
 from spacy_nonmono.models.tags import TagInput, annotation_keys
-from spacy_nonmono.models.words import CharEncoder, WordEmbed, set_word_counts
+from spacy_nonmono.models.words import CharEncoder, WordEmbed, bounded, set_word_counts
 
 WORDS = "the cat sat on the mat and the dog ran".split()
 
@@ -39,6 +39,23 @@ def docs_of(*sentences):
 
 
 # -- characters for every word --------------------------------------------------------
+
+
+def test_the_character_encoder_reads_a_bounded_part_of_a_long_form():
+    """A form of 100,000 characters is read as its first and last
+    max_chars / 2: the same vector as that part alone, and a short form is
+    read whole."""
+    assert bounded("abcdefgh", 4) == "abgh" and bounded("abcdefgh", 5) == "abfgh"
+    assert bounded("abc", 4) == "abc"
+    chars = CharEncoder(6, char_width=4, lstm_width=4, depth=1, rows=50, max_chars=10)
+    chars.initialize()
+    long_form = "x" * 50_000 + "abcdefghij" + "y" * 50_000
+    Y = chars.predict([long_form, "x" * 5 + "y" * 5, "short"])
+    numpy.testing.assert_allclose(Y[0], Y[1])
+    assert not numpy.allclose(Y[1], Y[2])
+    with pytest.raises(ValueError, match="max_chars must be a positive integer"):
+        CharEncoder(6, max_chars=0)
+
 
 
 @pytest.mark.parametrize("combine", ["sum", "concat"])
@@ -433,7 +450,7 @@ def test_tagging_table_marks_what_was_not_measured():
 
 def test_a_pipeline_without_xpos_writes_it_as_underscore(full_corpora, tmp_path):  # noqa: F811
     from spacy_nonmono.configs import without_tagger
-    from spacy_nonmono.evaluation.doc_conllu import doc_to_conllu
+    from spacy_nonmono.conllu_io import doc_to_conllu
 
     config = load_config(config_path("full_pipeline.cfg"), interpolate=False,
                          overrides={**full_corpora, **SMALL, "training.max_steps": 4,

@@ -12,7 +12,7 @@ from benchmarks.compare import (comparison_table, sentence_length_table, summari
                                 write_plots)
 from conftest import run_command
 from spacy_nonmono.evaluation import read_conllu
-from spacy_nonmono.evaluation.conllu_eval import gold_tree
+from spacy_nonmono.conllu_io import gold_tree
 
 ROOT = Path(__file__).resolve().parents[1]
 TEST_CONLLU = ROOT / "assets" / "sample" / "en_ewt-sample-test.conllu"
@@ -273,6 +273,24 @@ def test_workflow_evaluate_and_compare(tiny_pipeline, tmp_path):
     assert raw_row.startswith("| sample | covington | 1 | en + sample train, any | ")
     assert raw_row in out
     assert f"| {raw['test']['LAS']['f1']:.2f} |" in raw_row
+    # The scored pipeline is the saved one: `parse` on the test file's raw
+    # text writes the words, tags and trees evaluate-raw scored.
+    from spacy_nonmono.conllu_io import gold_documents
+
+    model = root / "training" / "sample" / "covington" / "model-best"
+    assert spacy.load(model).config["nlp"]["tokenizer"]["@tokenizers"] == \
+        "spacy_nonmono.TreebankTokenizer.v1"
+    (tmp_path / "test.txt").write_text("\n\n".join(gold_documents(read_conllu(TEST_CONLLU))),
+                                       encoding="utf8")
+    run_command("parse", model, tmp_path / "test.txt", "--output", tmp_path / "parsed.conllu",
+                cwd=tmp_path, check=True)
+
+    def words(path):
+        return [line for line in path.read_text(encoding="utf8").splitlines()
+                if line and not line.startswith("#")]
+
+    assert words(tmp_path / "parsed.conllu") == \
+        words(root / "metrics" / "sample" / "covington.raw.test.conllu")
 
 
 @pytest.mark.slow
@@ -501,7 +519,7 @@ def test_workflow_system_names():
     defaults, "-<oracle>" another oracle, "+<variant>" settings merged onto
     the defaults, left to right."""
     from benchmarks.workflow import VARIANTS, parse_system, system_name, training_config
-    from spacy_nonmono.registry import get_system, systems
+    from spacy_nonmono.systems import get_system, systems
 
     key = "components.nonmono_parser."
     assert training_config("spacy_parser") == ("spacy_parser.cfg", {})
@@ -687,7 +705,11 @@ def test_stored_results_use_valid_names():
     import re
 
     results = ROOT / "docs" / "results"
-    runs = {path.name.split(".")[0] for path in results.glob("*/runs*/*/*.json")}
+    from benchmarks.records import read_packed
+
+    # The run records, packed per page (`records pack`): <treebank>/<run>.json.
+    runs = {key.split("/")[-1].split(".")[0] for packed in results.glob("*/runs*.json.gz")
+            for key in read_packed(packed)[0] if key.count("/") == 1}
     runs -= {"speed", "static_oracle"}
     assert {"covington", "covington_nm", "covington+scan0", "swap_stay_eager-nonstatic"} <= runs
     index = (results / "README.md").read_text(encoding="utf8")

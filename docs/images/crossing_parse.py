@@ -21,7 +21,8 @@ import spacy
 from spacy import displacy
 
 from spacy_nonmono.evaluation import read_gold
-from spacy_nonmono.evaluation.conllu_eval import doc_tree, gold_tree, sentence_doc
+from spacy_nonmono.conllu_io import gold_tree, sentence_doc
+from spacy_nonmono.evaluation.gold_tokens import doc_tree
 from spacy_nonmono.graph import is_projective
 
 

@@ -24,6 +24,7 @@ import sys
 import time
 from pathlib import Path
 
+from ..files import write_text_atomic
 from .common import RawHelpFormatter, gold_treebanks_by_length
 
 DEFAULT_MAX_LENGTH = 200
@@ -60,7 +61,7 @@ def run(args) -> int:
     results = [measure(path, sentences, invalid, args.max_length, args.single_root)
                for path, sentences, invalid in treebanks]
     if args.json:
-        args.json.write_text(json.dumps({"max_length": args.max_length,
+        write_text_atomic(args.json, json.dumps({"max_length": args.max_length,
                                          "single_root": args.single_root,
                                          "files": results}, indent=2) + "\n")
     print(table(results))
@@ -69,7 +70,7 @@ def run(args) -> int:
 
 def measure(path: Path, sentences, invalid: int, max_length: int, single_root: bool) -> dict:
     """The coverage numbers of one file's gold sentences."""
-    from ..evaluation.conllu_eval import gold_tree
+    from ..conllu_io import gold_tree
     from ..graph import is_one_endpoint_crossing
     from ..graph.charts import Chart, coverage
 

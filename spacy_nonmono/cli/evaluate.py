@@ -2,6 +2,7 @@
 import json
 from pathlib import Path
 
+from ..files import write_text_atomic
 from .common import (HelpFormatter, InputError, check_output_paths, load_parser_pipeline,
                      load_pipeline, warn)
 
@@ -49,7 +50,7 @@ def run(args) -> int:
     # The files before the table: a reader that stops early (`| head`) must
     # not cost the scores.
     if args.json:
-        args.json.write_text(json.dumps(evaluation.to_dict(), indent=2))
+        write_text_atomic(args.json, json.dumps(evaluation.to_dict(), indent=2))
     print(evaluation.to_table())
     return 0
 
@@ -68,7 +69,7 @@ def run_raw_text(args) -> int:
     except ValueError as e:   # the system's text is not the gold's: a tokenizer that
         raise InputError(f"cannot score {args.gold}: {' '.join(str(e).split())}") from None
     if args.json:
-        args.json.write_text(json.dumps({**evaluation.to_dict(),
+        write_text_atomic(args.json, json.dumps({**evaluation.to_dict(),
                                          "words_per_second": round(words_per_second)},
                                         indent=2))
     print(f"{args.gold}: raw text through the whole pipeline, CoNLL 2018 scores "

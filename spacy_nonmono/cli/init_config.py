@@ -20,6 +20,7 @@ import sys
 from pathlib import Path
 
 from ..configs import XLMR_TRANSFORMERS
+from ..files import write_text_atomic
 from .common import InputError, RawHelpFormatter, check_output_path
 
 
@@ -142,6 +143,6 @@ def run(args) -> int:
     if output is None:
         sys.stdout.write(text)
     else:
-        output.write_text(text, encoding="utf8")
+        write_text_atomic(output, text)
         print(f"Wrote {output}", file=sys.stderr)
     return 0

@@ -15,8 +15,10 @@ Example:
 """
 import sys
 import time
+from contextlib import nullcontext
 from pathlib import Path
 
+from ..files import atomic_output
 from .common import InputError, RawHelpFormatter, check_output_paths, load_pipeline
 
 
@@ -44,9 +46,7 @@ def input_format(path: Path, choice: str) -> str:
 
 
 def run(args) -> int:
-    from ..evaluation.conllu_eval import ConlluError
-    from ..evaluation.doc_conllu import (conllu_sentences, doc_to_conllu, fill_sentence,
-                                         text_documents)
+    from ..conllu_io import conllu_sentences, text_documents
 
     to_stdout = str(args.output) == "-"
     check_output_paths({} if to_stdout else {"--output": args.output}, inputs=args.inputs)
@@ -68,11 +68,28 @@ def run(args) -> int:
                     yield text, ("text", path, k, None)
 
     show = args.progress == "always" or (args.progress == "auto" and sys.stderr.isatty())
-    out = sys.stdout if to_stdout else args.output.open("w", encoding="utf8")
+    start = time.perf_counter()
+    # A parse that fails (a bad input among good ones) leaves an existing
+    # --output as it was: the file is replaced only once all is written.
+    with nullcontext(sys.stdout) if to_stdout else atomic_output(args.output) as out:
+        n_words, n_sents = write_parses(nlp, items(), out, args, show)
+    seconds = time.perf_counter() - start
+    print(f"{chr(13) if show else ''}Parsed {n_words:,} words in {n_sents:,} sentences "
+          f"({n_words / max(seconds, 1e-9):,.0f} words/s)"
+          f"{'' if to_stdout else f'; wrote {args.output}'}", file=sys.stderr)
+    return 0
+
+
+def write_parses(nlp, items, out, args, show: bool):
+    """Parse the items (see `run`) and write them to out as CoNLL-U, with a
+    progress line on stderr if `show`; returns the words and sentences
+    written. A bad input is an InputError."""
+    from ..conllu_io import ConlluError, doc_to_conllu, fill_sentence
+
     n_words = n_sents = 0
     start = last_shown = time.perf_counter()
     try:
-        stream = nlp.pipe(items(), as_tuples=True, n_process=args.n_process,
+        stream = nlp.pipe(items, as_tuples=True, n_process=args.n_process,
                           batch_size=args.batch_size)
         for doc, (kind, path, k, sentence) in stream:
             if kind == "conllu":
@@ -96,11 +113,4 @@ def run(args) -> int:
     except UnicodeDecodeError as e:
         raise InputError(f"an input is not UTF-8 text ({e.reason} at byte {e.start}); "
                          "convert it, e.g. with iconv") from None
-    finally:
-        if not to_stdout:
-            out.close()
-    seconds = time.perf_counter() - start
-    print(f"{chr(13) if show else ''}Parsed {n_words:,} words in {n_sents:,} sentences "
-          f"({n_words / max(seconds, 1e-9):,.0f} words/s)"
-          f"{'' if to_stdout else f'; wrote {args.output}'}", file=sys.stderr)
-    return 0
+    return n_words, n_sents

@@ -1,16 +1,9 @@
-"""Evaluation: CoNLL-U parsing and scoring (CoNLL 2018 conventions) on gold
-tokens and from raw text, CoNLL-U output, speed."""
-from .conllu_eval import (
-    ConlluError,
-    Evaluation,
-    evaluate_pipeline,
-    evaluate_sentences,
-    evaluate_trees,
-    is_projective,
-    read_conllu,
-    read_gold,
-    write_conllu,
-)
+"""Evaluation: scores on gold tokens and from raw text (CoNLL 2018
+conventions), a tokenizer's scores, speed. Reading and writing CoNLL-U is
+`conllu_io`'s; its readers are named here too, as the evaluation's inputs."""
+from ..conllu_io import ConlluError, read_conllu, read_gold
+from ..graph import is_projective
+from .gold_tokens import Evaluation, evaluate_pipeline, evaluate_sentences, evaluate_trees
 from .raw_text import (RawTextEvaluation, Score, TextMismatchError, evaluate_pipeline_raw_text,
                        evaluate_raw_text, evaluate_raw_text_files)
 from .speed import measure_speed
@@ -24,7 +17,6 @@ __all__ = [
     "is_projective",
     "read_conllu",
     "read_gold",
-    "write_conllu",
     "measure_speed",
     "RawTextEvaluation",
     "Score",

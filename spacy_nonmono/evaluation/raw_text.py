@@ -81,8 +81,9 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple, Union
 
 import conllu
 
-from .conllu_eval import CONTENT_DEPRELS, read_conllu
-from .conllu_eval import universal_feats as _universal_feats
+from ..conllu_io import doc_to_conllu, gold_documents, read_conllu, write_conllu
+from .gold_tokens import CONTENT_DEPRELS
+from .gold_tokens import universal_feats as _universal_feats
 
 # The CoNLL 2018 scorer's lists.
 FUNCTIONAL_DEPRELS = frozenset("aux cop mark det clf case cc".split())
@@ -486,47 +487,6 @@ def evaluate_raw_text_files(gold_path: Union[str, Path],
 # A pipeline on the gold file's raw text
 
 
-def gold_documents(sentences: Sequence[conllu.TokenList]) -> List[str]:
-    """The raw text of a gold file, as documents: split where a sentence
-    starts a new document or paragraph (`# newdoc`, `# newpar`), each the
-    sentences' texts (their FORMs, a space after a token unless
-    SpaceAfter=No) joined as the file spaces them."""
-    documents: List[List[str]] = []
-    for sentence in sentences:
-        starts = not documents or any(key.startswith(("newdoc", "newpar"))
-                                      for key in sentence.metadata)
-        if starts:
-            documents.append([])
-        documents[-1].append(_sentence_text(sentence))
-    return ["".join(parts).strip() for parts in documents]
-
-
-def _sentence_text(sentence: conllu.TokenList) -> str:
-    """The sentence's text, with the space that follows it (if any)."""
-    return "".join(form + ("" if glued else " ") for form, _, glued in surface_tokens(sentence))
-
-
-def surface_tokens(sentence: conllu.TokenList) -> List[Tuple[str, List[str], bool]]:
-    """(FORM, its words' FORMs, whether no space follows it) of each surface
-    token of a sentence: a multiword token (SpaceAfter on its range line) or
-    a word outside one; empty nodes are left out."""
-    tokens: List[Tuple[str, List[str], bool]] = []
-    last = 0   # the last word of the multiword token being read
-    for token in sentence:
-        token_id = token["id"]
-        glued = (token["misc"] or {}).get("SpaceAfter") == "No"
-        if isinstance(token_id, tuple):
-            if token_id[1] == "-":
-                last = token_id[2]
-                tokens.append((token["form"], [], glued))
-            continue   # an empty node
-        if token_id <= last:
-            tokens[-1][1].append(token["form"])
-        else:
-            tokens.append((token["form"], [token["form"]], glued))
-    return tokens
-
-
 def evaluate_pipeline_raw_text(nlp, gold_path: Union[str, Path], batch_size: int = 64,
                                output: Optional[Union[str, Path]] = None):
     """Parse the gold file's raw text (`gold_documents`) with the whole
@@ -534,8 +494,6 @@ def evaluate_pipeline_raw_text(nlp, gold_path: Union[str, Path], batch_size: int
     gold file, CoNLL 2018 style. Returns the evaluation and the words/s of
     the pipeline (system words); `output` writes the parse as CoNLL-U."""
     import time
-
-    from .doc_conllu import doc_to_conllu
 
     gold = read_conllu(gold_path)
     texts = gold_documents(gold)
@@ -548,9 +506,9 @@ def evaluate_pipeline_raw_text(nlp, gold_path: Union[str, Path], batch_size: int
         n += block.count("\n\n")
         conllu_text.append(block)
     system_text = "".join(conllu_text)
-    if output is not None:
-        Path(output).write_text(system_text, encoding="utf8")
     system = conllu.parse(system_text)
     evaluation = _evaluate(_read_side(gold, f"gold {gold_path}"), _read_side(system, "system"))
+    if output is not None:   # once scored: a parse that cannot be scored replaces nothing
+        write_conllu(output, [system_text])
     words = sum(1 for doc in parsed for token in doc if not token.is_space)
     return evaluation, words / max(seconds, 1e-9)

@@ -8,7 +8,7 @@ import conllu
 from spacy.language import Language
 
 from ..threads import blas_threads, describe_blas
-from .conllu_eval import sentence_doc
+from ..conllu_io import sentence_doc
 
 
 # nlp.pipe batch sizes timed by default: the configs' nlp.batch_size first

@@ -18,103 +18,13 @@ config
 lang="en")` gives a pipeline a tokenizer that splits text as the training
 treebank (CoNLL-U) does; in a config, `spacy_nonmono.TreebankTokenizer.v1`
 learns it at `nlp.initialize()` from `[initialize.tokenizer] conllu_path`
-(docs/configuration.md). It reads the CoNLL-U file itself: spaCy's
-converter, and so the training examples, keep the words of a multiword token
-and lose its surface form (German "zum" becomes "zu dem" in the text), so
-they cannot teach how the text is cut.
-
-What it learns from. The treebank's raw text, rebuilt as
-`evaluation.raw_text.gold_documents` rebuilds it (FORMs, a space after a
-token unless SpaceAfter=No), is cut at whitespace into chunks, which is all
-a spaCy tokenizer ever splits; each chunk has its treebank pieces: its
-surface tokens, a multiword token ("1-2" line) replaced by its words where
-they spell it (their FORMs make its FORM: English "don't" = "do" + "n't"),
-so that the parser gets the words it is trained on, and kept whole where
-they do not (German "zum" = "zu dem": a tokenizer only cuts text, it cannot
-write "dem"). Such a token is then one word for the rest of the pipeline,
-tagged and attached as one word, and its other words are missing (de_gsd
-test set: 2.5 words F1 lost). A spelled multiword token cut into its words
-is remembered as one surface token: see "Multiword tokens" below.
-
-The algorithm starts from a base, spaCy's rules of the treebank's language
-where spaCy has one, else those of `xx`, and tokenizes the distinct chunks
-with the rules so far, looking at where the output differs from the
-treebank's pieces:
-
-1. Affix patterns, edited where the output errs consistently. Candidates: a
-   piece the output leaves unsplit at the start of a chunk (after the
-   pieces it got right) as a prefix, at the end as a suffix, strictly
-   inside an output token as an infix; each literal, else only next to a
-   letter or digit ("-" of "Gaza-Streifen" but not of "--"); and a base
-   pattern that makes cuts the treebank does not make, to be removed. A
-   candidate must come from at least `min_affix_count` distinct chunks (an
-   affix serves many words: the "and" of "and/or" is one chunk's, however
-   frequent) and is kept when, among the chunk occurrences whose output it
-   changes, at least `min_affix_ratio` get closer to the treebank (fewer
-   cuts made or missed wrongly): the split must happen in most chunks the
-   pattern reaches, so Latin "que" is no suffix if the treebank does not
-   split "quoque" and "atque". Kept patterns are tried before the base's;
-   the step repeats while it keeps some (a new prefix can uncover the next
-   one), each candidate tried once.
-2. Exceptions for what the affixes still get wrong: each chunk still split
-   differently gives the shortest run of its pieces that covers every
-   difference ("etc." of "(etc.),"); that string becomes a special case,
-   split as the treebank splits it most often where it occurs as a run of
-   pieces, if that split occurs at least `min_exception_count` times and
-   the rules do not produce it already. A special case applies wherever the
-   tokenizer's affix peeling reaches the string, so it also serves "etc.)".
-   Abbreviations the base cuts but the treebank keeps ("Ft."), and
-   multiword tokens the base does not cut into their words, come here.
-3. Whole chunks: a chunk whose most frequent split is still not produced
-   (its special case is not reached, or conflicts with another) becomes a
-   special case of its own, under the same count threshold.
-
-Why so. Affixes reach words never seen and special cases only strings
-seen, so affixes come first, but only consistent ones, since a wrong affix
-also breaks unseen words. A candidate is judged where it changes the output,
-not wherever its string occurs: a special case (":-)") or an earlier
-pattern may keep it from acting, and a cut the base already makes is no
-evidence for it. Simpler versions did worse when this was written: judged
-by occurrences, "and" (of "and/or", "and,") became an English prefix, and
-the emoticon ":-)", a special case no infix reaches, counted against German
-"-"; without removals, the `xx` rules kept cutting Gothic's "·" where the
-treebank does not (got_proiel test tokens F1 99.94 instead of 100.00). The training text
-comes back all but exactly (what is left: chunks the treebank splits two
-ways), and on the five test sets measured words F1 is at least that of
-spaCy's rules of the language (docs/results/tokenization).
-
-Multiword tokens. The CoNLL 2018 scorer counts a spelled multiword token
-written as its words, each a token, as a token error (en_ewt test set: 2.0
-tokens F1), so the tokenizer also learns which runs of words are one
-surface token (`learn_multiword_tokens`): the FORMs of the spelled
-multiword tokens (580 in en_ewt's training file: "don't", "cannot",
-"Bush's") with their words, and the tails that make one with any word
-before them (English "'s", "n't", "'ll": the words after the first of
-spelled multiword tokens with at least `min_affix_count` different first
-words, and in at least `min_affix_ratio` of the places where they follow a
-word with no space between; "Wei's" is then one though never seen). After
-tokenizing, `TreebankTokenizer` looks for them among the Doc's tokens (no
-space between them; a tail's first word must hold a letter or digit) and
-records their (start, end) token spans in `doc.user_data["multiword_tokens"]`
-(where there are any), which `Doc.to_bytes` and so `nlp.pipe(...,
-n_process=2)` keep and `evaluation.doc_conllu.doc_to_conllu` writes as
-CoNLL-U range lines (en_ewt test: 339 of the 354 multiword tokens recorded,
-tokens F1 96.59 -> 98.61). The search costs some 3 to 4 microseconds a
-text (en_ewt test text: 1.53 -> 1.27 million tokens a second as documents
-of 30 tokens, 2.05 -> 1.43 as sentences); a tokenizer with no multiword
-tokens skips it.
-
-What is learned is spaCy's own tokenizer state (prefix, suffix and infix
-patterns, special cases) and the multiword tokens, saved with the pipeline
-(`to_bytes`, `nlp.to_disk`: a "multiword_tokens" field, which spaCy's own
-tokenizer ignores and which a TreebankTokenizer reading a plain spaCy
-tokenizer's data finds empty) and pickled. A pipeline given one by
-`use_treebank_tokenizer` names it in its config, as a config would
-(`spacy_nonmono.TreebankTokenizer.v1` and its base language, with the file
-and settings under `[initialize.tokenizer]`), so that `spacy.load` builds
-it again (this package must be installed: its entry point registers it).
-Learning from the 200,000 words of en_ewt takes about 12 seconds, reading
-the file included.
+(docs/configuration.md). It starts from spaCy's rules of the language (`xx`
+where spaCy has none) and learns, from where they cut the treebank's raw
+text otherwise than the treebank: affix patterns (`learn_treebank_rules`,
+step 1), special cases (steps 2 and 3) and the runs of words that are one
+surface token (`learn_multiword_tokens`), which `TreebankTokenizer` records
+on each Doc (`doc.user_data["multiword_tokens"]`). The algorithm, why it is
+so, and what it costs: docs/tokenization.md.
 """
 import re
 from collections import Counter, defaultdict
@@ -136,10 +46,7 @@ from spacy.util import (compile_infix_regex, compile_prefix_regex, compile_suffi
                         get_lang_class, registry)
 from spacy.vocab import Vocab
 
-from ..evaluation.conllu_eval import read_conllu
-from ..evaluation.doc_conllu import MULTIWORD_TOKENS
-from ..evaluation.raw_text import (RawTextEvaluation, evaluate_raw_text, gold_documents,
-                                   surface_tokens)
+from ..conllu_io import MULTIWORD_TOKENS, gold_documents, read_conllu, surface_tokens
 
 Pieces = Tuple[str, ...]   # a chunk as the treebank splits it
 
@@ -788,61 +695,3 @@ def make_treebank_tokenizer(lang: Optional[str] = None
         return treebank_base_tokenizer(lang or nlp.lang, nlp.vocab)
 
     return create
-
-
-# ---------------------------------------------------------------------------
-# Scoring a tokenizer
-
-
-def score_segmentation(documents: Iterable[Iterable[Union[str, Sequence[str]]]],
-                       gold: Sequence[conllu.TokenList]) -> RawTextEvaluation:
-    """Score tokens (each document's, in order) against the gold sentences
-    whose raw text they cut (`gold_documents`), CoNLL 2018 style: each token
-    is a word, or a multiword token where it is given as its words (a tuple:
-    its FORM is theirs joined); Tokens and Words are meaningful, the rest is
-    not (a document is one sentence, its words attached to its first)."""
-    system = []
-    for tokens in documents:
-        sentence, k = [], 1
-        for token in tokens:
-            words = [token] if isinstance(token, str) else list(token)
-            if len(words) > 1:
-                sentence.append({"id": (k, "-", k + len(words) - 1), "form": "".join(words),
-                                 "lemma": "_", "upos": "_", "xpos": "_", "feats": None,
-                                 "head": None, "deprel": "_", "deps": None, "misc": None})
-            for word in words:
-                sentence.append({"id": k, "form": word, "lemma": "_", "upos": "_", "xpos": "_",
-                                 "feats": None, "head": 0 if k == 1 else 1, "deprel": "dep",
-                                 "deps": None, "misc": None})
-                k += 1
-        system.append(conllu.TokenList(sentence))
-    return evaluate_raw_text(gold, system)
-
-
-def doc_tokens(doc: Doc, multiword: bool = True) -> List[Union[str, Tuple[str, ...]]]:
-    """The doc's tokens but whitespace, as `score_segmentation` takes them:
-    the multiword tokens it records (MULTIWORD_TOKENS) as their words (with
-    `multiword`), each other token as its text."""
-    ends = {}
-    if multiword:
-        for start, end in doc.user_data.get(MULTIWORD_TOKENS, ()):
-            ends[start] = end
-    tokens: List[Union[str, Tuple[str, ...]]] = []
-    i = 0
-    while i < len(doc):
-        end = ends.get(i, i + 1)
-        if end > i + 1:
-            tokens.append(tuple(token.text for token in doc[i:end]))
-        elif not doc[i].is_space:
-            tokens.append(doc[i].text)
-        i = max(end, i + 1)
-    return tokens
-
-
-def score_tokenizer(tokenizer: Callable, gold: Sequence[conllu.TokenList],
-                    multiword: bool = True) -> RawTextEvaluation:
-    """Tokens and words F1 (`score_segmentation`) of a tokenizer (text ->
-    Doc) on the raw text of the gold sentences; with `multiword`, the
-    multiword tokens it records on the Docs count as such."""
-    return score_segmentation((doc_tokens(tokenizer(text), multiword)
-                               for text in gold_documents(gold)), gold)

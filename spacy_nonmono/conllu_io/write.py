@@ -1,4 +1,4 @@
-"""Parsed Docs as CoNLL-U, and the inputs of the `parse` command as Docs.
+"""Writing CoNLL-U: parsed Docs as UD tools write them.
 
 - `doc_to_conllu`: one parsed Doc -> CoNLL-U text: a block per sentence with
   `# sent_id` and `# text`, every token a word (ID, FORM, LEMMA, UPOS, XPOS,
@@ -14,21 +14,19 @@
   range line, not on the words, as the CoNLL-U format has it. A span that
   is not within one sentence, or whose tokens have space between them or
   are not all words, is written as plain words.
-- `text_documents`: a raw text file, streamed, as documents: paragraphs
-  (split at blank lines), the whitespace inside a paragraph made single
-  spaces, as UD's `# text` has it.
-- `conllu_sentences`: a CoNLL-U file, streamed, as (sentence, Doc): the Doc
-  keeps the file's words, spaces and sentence (so the pipeline only
-  annotates); `fill_sentence` puts the Doc's annotations back into the
-  sentence, multiword tokens, empty nodes and comments kept.
+- `fill_sentence`: a sentence read from CoNLL-U (`conllu_sentences`) with
+  the annotations of the Doc the pipeline made of its words; multiword
+  tokens, empty nodes and comments kept.
+- `write_conllu`: CoNLL-U text to a file, atomically (`files.atomic_output`).
 """
 from pathlib import Path
-from typing import Dict, Iterator, List, Optional, Tuple
+from typing import Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
 import conllu
 from spacy.tokens import Doc, Span
 
-from .conllu_eval import ConlluError, _sentence_blocks, is_word, sentence_doc
+from ..files import atomic_output
+from .read import is_word
 
 ROOT_LABELS = ("ROOT", "root")
 # doc.user_data key: the (start, end) token spans (end exclusive) that are
@@ -123,59 +121,53 @@ def doc_to_conllu(doc: Doc, first_sent_id: int = 1, sent_id_prefix: str = "",
         blocks.append("\n".join(lines) + "\n\n")
     return "".join(blocks)
 
-
-def text_documents(path: Path) -> Iterator[str]:
-    """The paragraphs of a UTF-8 text file, streamed (see the module)."""
-    paragraph: List[str] = []
-    with _open_text(path) as lines:
-        for line in lines:
-            if line.strip():
-                paragraph.append(line)
-            elif paragraph:
-                yield " ".join(" ".join(paragraph).split())
-                paragraph = []
-    if paragraph:
-        yield " ".join(" ".join(paragraph).split())
+# The columns a pipeline may set on a word besides HEAD and DEPREL.
+TAG_COLUMNS = ("lemma", "upos", "xpos", "feats")
 
 
-def _open_text(path: Path):
-    if not path.exists():
-        raise ConlluError(path, "no such file")
-    if path.is_dir():
-        raise ConlluError(path, "is a folder, not a text file")
-    with path.open("rb") as f:
-        head = f.read(4096)
-    if b"\0" in head:
-        raise ConlluError(path, "not a text file (binary data)")
-    return path.open(encoding="utf-8-sig", errors="strict")
-
-
-def conllu_sentences(path: Path, vocab) -> Iterator[Tuple[conllu.TokenList, Doc]]:
-    """The sentences of a CoNLL-U file, streamed, each with a Doc of its
-    words. The file needs tokens only (HEAD and DEPREL may be "_"); any
-    other problem is a ConlluError naming the line."""
-    with _open_text(path) as lines:
-        for first, block in _sentence_blocks(path, lines, tree=False):
-            try:
-                sentence = conllu.parse("\n".join(block) + "\n\n")[0]
-            except conllu.exceptions.ParseException as e:
-                raise ConlluError(path, f"cannot parse the sentence: {e}", first) from None
-            yield sentence, sentence_doc(vocab, sentence)
-
-
-def fill_sentence(sentence: conllu.TokenList, doc: Doc) -> str:
-    """The sentence as CoNLL-U with the parsed doc's annotations on its
-    words (the doc holds the sentence's words, in order)."""
-    copy = conllu.TokenList([dict(t) for t in sentence], metadata=sentence.metadata)
-    words = [t for t in copy if is_word(t)]
-    heads = _word_heads(doc[:], list(doc))
-    for token, word, head in zip(words, doc, heads):
-        for column, value in (("lemma", word.lemma_), ("upos", word.pos_),
-                              ("xpos", word.tag_)):
-            if value:
-                token[column] = value
+def doc_columns(doc: Doc) -> List[Dict[str, object]]:
+    """What a parsed doc says of each of its words, by CoNLL-U column: the
+    tag columns the pipeline set, HEAD and DEPREL where a parser did."""
+    words = []
+    for word, head in zip(doc, _word_heads(doc[:], list(doc))):
+        columns: Dict[str, object] = {column: value for column, value in (
+            ("lemma", word.lemma_), ("upos", word.pos_), ("xpos", word.tag_)) if value}
         if word.has_morph():
-            token["feats"] = conllu.parser.parse_dict_value(str(word.morph))
+            columns["feats"] = conllu.parser.parse_dict_value(str(word.morph))
         if head is not None:
-            token["head"], token["deprel"], token["deps"] = head, _deprel(word.dep_), None
+            columns["head"], columns["deprel"] = head, _deprel(word.dep_)
+        words.append(columns)
+    return words
+
+
+def filled_sentence(sentence: conllu.TokenList, words: Sequence[Dict[str, object]],
+                    keep_input: bool = True) -> str:
+    """The sentence as CoNLL-U with each word's columns set from `words` (in
+    order; `doc_columns`). A column not given keeps the input's value with
+    `keep_input` (what `parse` does: the pipeline adds to the user's file),
+    else is "_" (a prediction file: only what was predicted). Enhanced DEPS
+    are cleared where a tree is given (they would describe another tree);
+    multiword tokens, empty nodes and comments are kept."""
+    copy = conllu.TokenList([dict(t) for t in sentence], metadata=sentence.metadata)
+    for token, columns in zip((t for t in copy if is_word(t)), words):
+        if not keep_input:
+            token.update(lemma="_", upos="_", xpos="_", feats=None, head=None, deprel="_",
+                         deps=None)
+        token.update(columns)
+        if "head" in columns:
+            token["deps"] = None
     return copy.serialize()
+
+
+def fill_sentence(sentence: conllu.TokenList, doc: Doc, keep_input: bool = True) -> str:
+    """The sentence with the annotations of the doc the pipeline made of its
+    words (`filled_sentence`)."""
+    return filled_sentence(sentence, doc_columns(doc), keep_input)
+
+
+def write_conllu(path: Union[str, Path], blocks: Iterable[str]) -> None:
+    """CoNLL-U text (sentence blocks, each ending in a blank line) to a file;
+    an existing file is replaced only once all of it is written."""
+    with atomic_output(path) as out:
+        for block in blocks:
+            out.write(block)
