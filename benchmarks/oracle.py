@@ -275,9 +275,9 @@ def gold_files(paths, ud_dir=None, treebanks=None):
 
 def run_oracle_moves(args) -> int:
     from spacy_nonmono.evaluation import read_gold
-    from spacy_nonmono.evaluation.conllu_eval import gold_tree
+    from spacy_nonmono.conllu_io import gold_tree
     from benchmarks.oracle_analysis import static_oracle_counts
-    from spacy_nonmono.registry import get_system
+    from spacy_nonmono.systems import get_system
 
     names = [name.strip() for name in args.systems.split(",") if name.strip()]
     for name in names:

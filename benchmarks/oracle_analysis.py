@@ -288,7 +288,7 @@ def static_oracle_counts(system_name: str, trees: Iterable, oracle: str = "stati
     non-projective sentences, words, transitions, moves of each kind, and the
     swaps ("W" moves) on all and on non-projective sentences. `trees` yields
     (heads, labels)."""
-    from spacy_nonmono.registry import get_system
+    from spacy_nonmono.systems import get_system
     from spacy_nonmono.graph import is_projective
 
     # Labels do not change the moves: one dummy label, gold labels "any".

@@ -3,7 +3,8 @@ dependency parsing as a spaCy component (`nonmono_parser`)."""
 from ._source_checkout import use_installed_copy
 
 if not use_installed_copy(__name__, __file__):
-    from .registry import get_decoder, get_system
+    from .decoders import get_decoder
+    from .systems import get_system
     from .models import build_parser_model
     from .pipeline import NonMonoParser, make_nonmono_parser
 

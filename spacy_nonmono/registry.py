@@ -1,5 +1,7 @@
 """Registries of the package (catalogue; entry points allowed, so other
-packages can add systems, decoders and structures)."""
+packages can add systems, decoders and structures). The lowest layer: it
+imports nothing of the package; `systems.get_system`,
+`decoders.get_decoder` and `graph.get_structure` look names up."""
 import catalogue
 
 # Transition systems by config name, e.g. "covington". Each entry is a
@@ -20,30 +22,13 @@ structures = catalogue.create("spacy_nonmono", "structures", entry_points=True)
 score_readers = catalogue.create("spacy_nonmono", "score_readers", entry_points=True)
 
 
-def _lookup(registry, kind: str, name: str):
-    try:
-        return registry.get(name)
-    except catalogue.RegistryError:
+def lookup(registry, kind: str, name: str):
+    """The entry `name` of a registry, or a ValueError listing the known
+    names. Each package that registers built-ins (`systems`, `decoders`,
+    `graph`) has its own getter over this, so that asking it registers them:
+    this module imports nothing of the package, and nothing imports in a
+    circle."""
+    if name not in registry:
         known = ", ".join(sorted(registry.get_all())) or "none"
-        raise ValueError(f"Unknown {kind} {name!r}. Known {kind}s: {known}.") from None
-
-
-def get_system(name):
-    """The transition system class registered as `name`, with a clear error."""
-    from . import systems as _builtin  # noqa: F401  (registers the package's systems)
-
-    return _lookup(systems, "transition system", name)
-
-
-def get_decoder(name):
-    """The decoder registered as `name`, with a clear error."""
-    from . import decoders as _builtin  # noqa: F401
-
-    return _lookup(decoders, "decoder", name)
-
-
-def get_structure(name):
-    """The structure of global decoding registered as `name`, with a clear error."""
-    from . import graph as _builtin  # noqa: F401
-
-    return _lookup(structures, "structure", name)
+        raise ValueError(f"Unknown {kind} {name!r}. Known {kind}s: {known}.")
+    return registry.get(name)

@@ -29,7 +29,7 @@ from spacy_nonmono.decoders.state_batch import StateBatch
 from spacy_nonmono.cli.common import InputError
 from spacy_nonmono.evaluation import evaluate_pipeline
 from spacy_nonmono.models.scoring import HostWeights, score_states
-from spacy_nonmono.registry import get_system
+from spacy_nonmono.systems import get_system
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -32,7 +32,7 @@ import reference_covington_nm as ref
 from conftest import scaled
 from covington_walks import LABELS, N_LABELS, gold_trees, seeds, walk, walk_policies
 from spacy_nonmono.graph.algorithms import elementary_cycles
-from spacy_nonmono.registry import get_system
+from spacy_nonmono.systems import get_system
 from spacy_nonmono.systems import Covington, CovingtonNM
 from spacy_nonmono.systems.base import INVALID
 

@@ -15,7 +15,8 @@ from thinc.api import set_dropout_rate
 from spacy_nonmono import get_system
 from spacy_nonmono.models.step_model import TableGrad
 from spacy_nonmono.graph import is_projective
-from spacy_nonmono.registry import get_decoder, systems
+from spacy_nonmono.decoders import get_decoder
+from spacy_nonmono.registry import systems
 from spacy_nonmono.systems.base import INVALID
 
 from conftest import make_nlp, sample_docs, train, tree_ok

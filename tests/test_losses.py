@@ -8,7 +8,7 @@ import random
 
 import pytest
 
-from spacy_nonmono.registry import get_system
+from spacy_nonmono.systems import get_system
 from training_targets import CONFIGURATIONS, DIGESTS, LABELS, key, random_tree, walk_digest
 
 EXPECTED = json.loads(DIGESTS.read_text())

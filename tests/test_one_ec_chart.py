@@ -14,7 +14,7 @@ from conftest import make_global_nlp, random_heads, scaled
 from reference_mst import all_trees, n_roots
 from spacy_nonmono.graph import is_one_endpoint_crossing, is_projective
 from spacy_nonmono.graph.ec_chart import EcChart
-from spacy_nonmono.registry import get_structure
+from spacy_nonmono.graph import get_structure
 from test_one_endpoint_crossing import reference_is_1ec
 
 CHART = EcChart()

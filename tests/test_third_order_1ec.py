@@ -15,7 +15,7 @@ from spacy_nonmono.graph import ec_rules, is_one_endpoint_crossing
 from spacy_nonmono.graph.ec3_chart import Ec3Chart, one_ec_o3_terms
 from spacy_nonmono.graph.ec_chart import EcChart
 from spacy_nonmono.graph.structures import GOLD_WEIGHT
-from spacy_nonmono.registry import get_structure
+from spacy_nonmono.graph import get_structure
 
 
 @lru_cache(maxsize=None)

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy
 
-from spacy_nonmono.registry import get_system
+from spacy_nonmono.systems import get_system
 
 LABELS = ["a", "b", "c"]
 DIGESTS = Path(__file__).parent / "data" / "training_targets.json"

@@ -102,7 +102,7 @@ def filled_config(
     "none" for a treebank without XPOS: no tagger (`without_tagger`)."""
     from spacy import util
 
-    from ..registry import get_decoder
+    from ..decoders import get_decoder
 
     if pipeline not in PIPELINES:
         raise ValueError(f"Unknown pipeline {pipeline!r}: expected one of "

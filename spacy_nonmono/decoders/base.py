@@ -140,22 +140,19 @@ class Decoder:
                      options: dict):
         """The transition system `name` for these labels (a ValueError for an
         unknown name, oracle or option)."""
-        from ..registry import get_structure, get_system
+        from ..registry import structures   # the built-ins: registered by graph, which decoders import
+        from ..systems import get_system, systems
 
-        try:
+        if name in systems:
             return get_system(name)(labels=labels, oracle=oracle, **options)
-        except ValueError as error:
-            if not str(error).startswith("Unknown transition system"):
-                raise
-            try:
-                get_structure(name)
-            except ValueError as structure_error:
-                known = str(structure_error).partition("Known structures: ")[2]
-                raise ValueError(f"{error} Structures of decoding = \"global\": "
-                                 f"{known}") from None
+        if name in structures:
             raise ValueError(f"{name!r} is a structure of global decoding, not a transition "
                              f"system: set decoding = \"global\" to decode it "
-                             f"(decoding = {self.name!r} decodes transition systems).") from None
+                             f"(decoding = {self.name!r} decodes transition systems).")
+        known = ", ".join(sorted(systems.get_all()))
+        raise ValueError(f"Unknown transition system {name!r}. Known transition systems: "
+                         f"{known}. Structures of decoding = \"global\": "
+                         f"{', '.join(sorted(structures.get_all()))}")
 
     def size_model(self, model: Model, system) -> None:
         """Size the model for the system: its context slots and, once labels
@@ -163,6 +160,16 @@ class Decoder:
         from ..models.parser_model import set_transition_dims
 
         set_transition_dims(model, system.n_context, system.n_moves if system.labels else None)
+
+    def model_inputs(self, system) -> tuple:
+        """What the model reads of a state, which a trained model fixes: the
+        transition system's context tokens."""
+        return tuple(system.context_names)
+
+    def default_follow_oracle_prob(self, system) -> float:
+        """The exploration in training when the component's
+        `follow_oracle_prob` is null: the transition system's default."""
+        return system.follow_oracle_prob
 
     def is_initialized(self, model: Model) -> bool:
         from ..models.parser_model import is_initialized

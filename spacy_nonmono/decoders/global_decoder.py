@@ -28,21 +28,18 @@ import numpy
 from ..graph.structures import GOLD_WEIGHT, Structure, gold_cost
 from ..models.global_model import ScorerView, batch_rows, size_global_model
 from ..models.scores import part_scores
-from ..registry import get_structure
+from ..graph import get_structure
 from .base import Decoder, Parses, token_layout
 
 
 class LabelledStructure:
-    """What the global decoder decodes, in the component's `system` slot: a
-    structure of `graph/structures.py` and the labels, under the name the
-    component's `system` gave. It reads every structure through the structure
-    interface: tables filled from the model's scorers, derivations mapped
-    back to the model's rows for the gradient."""
-
-    oracle = "global"
-    context_names = ()
-    n_context = 0
-    follow_oracle_prob = 0.0     # no exploration: the loss reads whole derivations
+    """What the global decoder decodes (the component holds it where a
+    transition decoder holds its transition system): a structure of
+    `graph/structures.py` and the labels, under the name the component's
+    `system` gave. It reads every structure through the structure interface:
+    tables filled from the model's scorers, derivations mapped back to the
+    model's rows for the gradient. It has no oracle, context or exploration:
+    the loss reads whole derivations."""
 
     def __init__(self, structure: Structure, labels: Sequence[str],
                  name: Optional[str] = None):
@@ -121,6 +118,13 @@ class GlobalDecoder(Decoder):
     def size_model(self, model, system) -> None:
         size_global_model(model, system.scorers)
 
+    def model_inputs(self, system) -> tuple:
+        """The model reads every token's parts, whatever the structure."""
+        return ()
+
+    def default_follow_oracle_prob(self, system) -> float:
+        return 0.0     # no oracle: the structured loss reads whole derivations
+
     def is_initialized(self, model) -> bool:
         return model.has_param("W")
 
@@ -164,23 +168,20 @@ class GlobalDecoder(Decoder):
 def find_structure(name: str):
     """The structure `system = name` decodes globally: the structure of that
     name, or the `exact_structure` of the transition system of that name."""
-    from ..registry import get_system, systems
+    from ..registry import structures
+    from ..systems import get_system, systems
 
-    try:
+    if name in structures:
         return get_structure(name)
-    except ValueError as error:
-        structure_error = error
-    try:
-        exact = get_system(name).exact_structure
-    except ValueError:
-        exact = None
+    exact = getattr(get_system(name), "exact_structure", None) if name in systems else None
     if exact is not None:
         return get_structure(exact)
     with_charts = sorted(n for n, system in systems.get_all().items()
                          if getattr(system, "exact_structure", None))
+    known = ", ".join(sorted(structures.get_all()))
     raise ValueError(f"decoding = \"global\" decodes a structure, or a transition system with "
                      f"an exact chart ({', '.join(with_charts)}), named in `system`: "
-                     f"{structure_error}")
+                     f"Unknown structure {name!r}. Known structures: {known}.")
 
 
 def sentence_loss(system: LabelledStructure, view: ScorerView, rows: numpy.ndarray,

@@ -27,7 +27,7 @@ from spacy.pipeline import Pipe
 from spacy.tokens import Doc
 from thinc.api import Config
 
-from ..registry import get_structure
+from ..graph import get_structure
 from .sentences import REPAIR_LABEL, ROOT_LABEL
 
 ASSIGNS = ["token.dep", "token.head", "token.is_sent_start", "doc.sents", "token.pos",

@@ -18,7 +18,7 @@ from spacy.vocab import Vocab
 from thinc.api import Config, Model, set_dropout_rate
 
 from ..decoders.base import GoldTree
-from ..registry import get_decoder
+from ..decoders import get_decoder
 from ..threads import one_blas_thread_in_worker
 from .sentences import (ROOT_LABEL, GoldProblems, doc_parses, gold_trees, labelled_gold,
                         resolve_projectivize, windows)
@@ -219,10 +219,12 @@ class NonMonoParser(TrainablePipe):
         self.parse_counts = {"words": 0, "transitions": 0}
         self._set_labels([])
 
-    # -- labels and the transition system ---------------------------------
+    # -- labels and what the decoder decodes ---------------------------------
 
     def _set_labels(self, labels: List[str]) -> None:
-        """(Re)build the transition system for these labels and size the model."""
+        """(Re)build what the decoder decodes for these labels, `self.moves`
+        (spaCy's parser's name): a transition system, or for decoding =
+        "global" a structure with its labels; and size the model."""
         self.moves = self.decoder.build_system(self.cfg["system"], labels, self.cfg["oracle"],
                                                self.cfg["system_options"])
         self.cfg["projectivize"] = resolve_projectivize(self.moves, self.cfg.get("projectivize"))
@@ -234,7 +236,7 @@ class NonMonoParser(TrainablePipe):
         """The exploration policy in training: the `follow_oracle_prob`
         setting, or the system's when it is null."""
         value = self.cfg["follow_oracle_prob"]
-        return self.moves.follow_oracle_prob if value is None else value
+        return self.decoder.default_follow_oracle_prob(self.moves) if value is None else value
 
     @property
     def max_sentence_length(self) -> int:
@@ -417,9 +419,9 @@ class NonMonoParser(TrainablePipe):
                 f"whose model decoding = {self.cfg['decoding']!r} cannot read; train a new "
                 "pipeline to decode this way.")
         self._set_labels(saved["labels"])
-        trained_context = saved_decoder.build_system(
-            saved["system"], [], None, saved.get("system_options", {})).context_names
-        if tuple(self.moves.context_names) != tuple(trained_context):
+        trained_context = saved_decoder.model_inputs(saved_decoder.build_system(
+            saved["system"], [], None, saved.get("system_options", {})))
+        if self.decoder.model_inputs(self.moves) != trained_context:
             raise ValueError(
                 f"[{self.name}] system_options = {self.cfg['system_options']!r} change the "
                 "context the model reads (the pipeline was trained with system_options = "

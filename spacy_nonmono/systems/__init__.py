@@ -3,7 +3,7 @@
 A system is registered under its config name in ``spacy_nonmono.registry.systems``
 (catalogue, with entry points, so other packages can add systems).
 """
-from ..registry import systems, get_system
+from ..registry import lookup, systems
 from .arc_eager import ArcEager, ArcEagerNM2013, ArcEagerTree, ArcEagerUnshift
 from .arc_standard import ArcStandard
 from .covington import Covington
@@ -22,6 +22,11 @@ systems.register("swap_lazy", func=SwapLazy)
 systems.register("swap_stay_eager", func=StayEagerSwap)
 systems.register("mh3", func=MH3)
 systems.register("mh4", func=MH4)
+
+
+def get_system(name: str):
+    """The transition system class registered as `name`, with a clear error."""
+    return lookup(systems, "transition system", name)
 
 __all__ = ["get_system", "Covington", "CovingtonNM", "ArcEager", "ArcEagerNM2013",
            "ArcEagerTree", "ArcEagerUnshift", "ArcStandard", "SwapLazy", "StayEagerSwap", "MH3", "MH4"]
