@@ -87,6 +87,7 @@ def CharEncoder(
     depth: int = 2,
     rows: int = 2000,
     dropout: float = 0.0,
+    max_chars: int = 40,
 ) -> Model[List[str], Floats2d]:
     """A character BiLSTM word encoder: a list of forms -> (n_forms, width).
 
@@ -96,8 +97,12 @@ def CharEncoder(
     depth: the BiLSTM's layers.
     rows: rows of the hashed character table.
     dropout: dropout on the input of each BiLSTM layer, in training.
+    max_chars: the characters read of a longer form: its first and last
+        max_chars / 2 (a URL or a run of 100,000 letters costs no more than
+        a long word; a word's prefixes and endings are what is kept).
     """
     _check_width("CharEncoder", "width", width)
+    _check_width("CharEncoder", "max_chars", max_chars)
     _check_width("CharEncoder", "char_width", char_width)
     _check_width("CharEncoder", "rows", rows)
     chars = HashEmbed(char_width, rows, seed=7)
@@ -109,7 +114,17 @@ def CharEncoder(
         layers=[chars, lstm],
         dims={"nO": width, "nI": lstm_width},
         params={"W": None, "b": None},
+        attrs={"max_chars": max_chars},
     )
+
+
+def bounded(form: str, max_chars: int) -> str:
+    """The characters of a form a CharEncoder reads: all of them, or the
+    first and last max_chars // 2 (and one more at the end if odd)."""
+    if len(form) <= max_chars:
+        return form
+    head = max_chars // 2
+    return form[:head] + form[len(form) - (max_chars - head):]
 
 
 def _char_init(model: Model, X=None, Y=None) -> None:
@@ -127,6 +142,7 @@ def _char_forward(model: Model, forms: Sequence[str], is_train: bool):
     nO, nI = model.get_dim("nO"), model.get_dim("nI")
     if not len(forms):
         return ops.alloc2f(0, nO), lambda dY: []
+    forms = [bounded(form, model.attrs["max_chars"]) for form in forms]
     lengths = [len(form) + 2 for form in forms]
     ids = numpy.fromiter((c for form in forms for c in (BEGIN, *map(ord, form), END)),
                          dtype="uint64", count=sum(lengths))
