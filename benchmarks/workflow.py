@@ -25,9 +25,10 @@ earlier notes.
 
 A treebank is a folder of --ud-dir holding *-train/dev/test.conllu. Steps skip
 work whose output exists (use --force to redo it). The scores of earlier runs
-(docs/results/*/runs/, in the metrics/ layout) can be copied into metrics/:
-compare then reports them with the new runs, and `train --skip-scored` trains
-only the runs that have no scores yet.
+(docs/results/*/runs.json.gz; `python -m benchmarks records unpack FILE
+ROOT/metrics` writes them back in the metrics/ layout) can be put in
+metrics/: compare then reports them with the new runs, and `train
+--skip-scored` trains only the runs that have no scores yet.
 """
 import argparse
 import hashlib
@@ -245,9 +246,10 @@ def add_arguments(p: argparse.ArgumentParser, treebank_selection: bool = True) -
     p.add_argument("--raw-tokenizer", choices=("treebank", "language", "pipeline"),
                    default="treebank",
                    help="evaluate-raw: a tokenizer learned from the treebank's training file "
-                   "over spaCy's rules of its language (xx where spaCy has none), the rules of "
-                   "the treebank's language alone where spaCy has it (the workflow's pipelines "
-                   "are multi-language, xx), or the pipeline's own")
+                   "over spaCy's rules of its language (xx where spaCy has none; what the "
+                   "train step saves in each pipeline, so that `parse` gives what was scored), "
+                   "the rules of the treebank's language alone where spaCy has it (the "
+                   "workflow's pipelines are multi-language, xx), or the pipeline's own")
     p.add_argument("--senter-max-length", type=senter_bound, default=DEFAULT_MAX_LENGTH,
                    help="evaluate-raw: no sentence longer than this many words, cut at the "
                    "senter's likeliest boundaries (bound_sentences; \"none\": the senter as "
@@ -255,7 +257,7 @@ def add_arguments(p: argparse.ArgumentParser, treebank_selection: bool = True) -
     p.add_argument("--force", action="store_true", help="Redo steps whose outputs exist")
     p.add_argument("--skip-scored", action="store_true",
                    help="train: leave out runs that already have scores in metrics/ (for "
-                   "example copied from docs/results/*/runs/ of an earlier session), so that "
+                   "example unpacked from docs/results/*/runs.json.gz with `records unpack`), so that "
                    "only new runs are trained; their models are then missing for the speed step")
 
 
@@ -457,6 +459,20 @@ class Workflow:
                 # `evaluate`; only comparable between runs trained side by side).
                 (model.parent / "train_seconds.json").write_text(
                     json.dumps({"seconds": round(time.perf_counter() - start, 1)}) + "\n")
+                self.add_treebank_tokenizer(tb, model)
+
+    def add_treebank_tokenizer(self, treebank: str, model: Path) -> None:
+        """Save the trained pipeline with the tokenizer learned from the
+        treebank's training file (use_treebank_tokenizer), the one it reads
+        raw text with: `parse` then gives what `evaluate-raw` scores."""
+        from spacy_nonmono.pipeline.tokenizers import use_treebank_tokenizer
+
+        nlp = load_parser_pipeline(model)
+        use_treebank_tokenizer(nlp, self.conllu(treebank, "train"),
+                               self.language(treebank) or "xx")
+        nlp.to_disk(model)
+        log(f"[{treebank}] {model}: saved with the tokenizer learned from "
+            f"{self.conllu(treebank, 'train')}")
 
     def without_tagger(self, treebank: str, config: Path) -> Path:
         """The full pipeline's config without its XPOS tagger, for a
@@ -486,10 +502,11 @@ class Workflow:
         model.parent.mkdir(parents=True, exist_ok=True)
         build_ensemble([str(path) for path in paths], structure=structure).to_disk(model)
         log(f"[{treebank}] saved the ensemble of {', '.join(map(str, paths))} to {model}")
+        self.add_treebank_tokenizer(treebank, model)
 
     def evaluate(self) -> None:
-        from spacy_nonmono.evaluation import evaluate_trees, read_gold, write_conllu
-        from spacy_nonmono.evaluation.conllu_eval import gold_tree, parse_sentences
+        from spacy_nonmono.conllu_io import filled_sentence, gold_tree, write_conllu
+        from spacy_nonmono.evaluation import evaluate_sentences, evaluate_trees, read_gold
 
         for tb in self.treebanks:
             for system, seed, run in self.runs():
@@ -503,15 +520,17 @@ class Workflow:
                 for split in ("dev", "test"):
                     sentences, _ = read_gold(self.conllu(tb, split))
                     before = parse_counts(parser)
-                    tags = []
+                    # The prediction files hold predictions only ("_" elsewhere).
+                    predictions = self.metrics(tb, f"{run}.{split}.conllu")
                     if system == UDPIPE:
                         trees = parser.parse(sentences)
+                        evaluation = evaluate_trees([gold_tree(s) for s in sentences], trees)
+                        write_conllu(predictions, (
+                            filled_sentence(s, [{"head": h, "deprel": d} for h, d in zip(*tree)],
+                                            keep_input=False)
+                            for s, tree in zip(sentences, trees)))
                     else:
-                        trees = parse_sentences(parser, sentences, tags=tags)
-                    write_conllu(sentences, trees, self.metrics(tb, f"{run}.{split}.conllu"))
-                    evaluation = evaluate_trees([gold_tree(s) for s in sentences], trees)
-                    for sentence, predicted in zip(sentences, tags):
-                        evaluation.add_tags(sentence, predicted)
+                        evaluation = evaluate_sentences(parser, sentences, output=predictions)
                     scores[split] = evaluation.to_dict()
                     after = parse_counts(parser)
                     if after is not None and after["words"] > before["words"]:
@@ -541,7 +560,8 @@ class Workflow:
         tags, UAS, LAS, ... and words/s)."""
         from spacy_nonmono.evaluation import evaluate_pipeline_raw_text
         from spacy_nonmono.pipeline.senter import bound_sentences
-        from spacy_nonmono.pipeline.tokenizers import use_language_tokenizer, use_treebank_tokenizer
+        from spacy_nonmono.pipeline.tokenizers import (TreebankTokenizer, use_language_tokenizer,
+                                                       use_treebank_tokenizer)
 
         for tb in self.treebanks:
             for system, seed, run in self.runs():
@@ -554,8 +574,12 @@ class Workflow:
                 nlp = self.load(tb, run)
                 tokenizer = nlp.lang
                 lang = self.language(tb)
+                # Runs trained before the train step saved the treebank's
+                # tokenizer get it here, and are saved with it (below).
+                learned = isinstance(nlp.tokenizer, TreebankTokenizer)
                 if self.args.raw_tokenizer == "treebank":
-                    use_treebank_tokenizer(nlp, self.conllu(tb, "train"), lang or "xx")
+                    if not learned:
+                        use_treebank_tokenizer(nlp, self.conllu(tb, "train"), lang or "xx")
                     tokenizer = f"{lang or 'xx'} + {tb} train"
                 elif self.args.raw_tokenizer == "language" and lang not in (None, nlp.lang):
                     use_language_tokenizer(nlp, lang)
@@ -575,6 +599,11 @@ class Workflow:
                     nlp, self.conllu(tb, "test"),
                     output=self.metrics(tb, f"{run}.raw.test.conllu"))
                 scores = evaluation.to_dict()
+                if self.args.raw_tokenizer == "treebank" and not learned \
+                        and self.args.senter_max_length == DEFAULT_MAX_LENGTH:
+                    # What was scored is what `parse` will run.
+                    nlp.to_disk(self.model(tb, run))
+                    log(f"  saved {self.model(tb, run)} with the tokenizer it was scored with")
                 # Scored all the same (a `_` matches a `_`), but no measurement.
                 missing = [] if has_xpos(self.conllu(tb, "test")) else ["XPOS"]
                 target.write_text(json.dumps({"test": scores, "tokenizer": tokenizer,
@@ -668,7 +697,7 @@ class Workflow:
         decoding work a trained model does (cached in
         metrics/<treebank>/static_oracle.json)."""
         from spacy_nonmono.evaluation import read_gold
-        from spacy_nonmono.evaluation.conllu_eval import gold_tree
+        from spacy_nonmono.conllu_io import gold_tree
         from benchmarks.oracle_analysis import static_oracle_transitions_per_word
 
         target = self.metrics(treebank, "static_oracle.json")
@@ -757,7 +786,8 @@ def parse_system(name: str) -> SystemSpec:
     change the model. The decoder checks the system, oracle and options.
     Anything else is an InputError saying which part is wrong."""
     from spacy_nonmono.pipeline.sentences import resolve_projectivize
-    from spacy_nonmono.registry import get_decoder, systems
+    from spacy_nonmono.decoders import get_decoder
+    from spacy_nonmono.registry import systems
 
     def wrong(why: str) -> InputError:
         return InputError(f"unknown system name {name!r}: {why}")
@@ -838,7 +868,8 @@ def parse_system(name: str) -> SystemSpec:
     options = {k: v for k, v in settings.items() if k not in COMPONENT_SETTINGS}
     decoder = get_decoder(decoding)()
     try:
-        default_oracle = decoder.build_system(system, [], None, {}).oracle
+        # A structure (decoding = "global") has no oracle.
+        default_oracle = getattr(decoder.build_system(system, [], None, {}), "oracle", None)
     except ValueError as e:
         raise wrong(f"{e} A name is {SPACY_PARSER}, {UDPIPE} or "
                     f"<system>[-<oracle>][+<variant>]... with a system of "
