@@ -14,6 +14,10 @@
   default run (``addopts`` in pyproject.toml); ``-m slow`` runs them alone.
   docs/contributing.md says which tier a test belongs in.
 - ``run_command``: a command of the command line, run in this process.
+- Seeds: every test, and every pipeline `train` trains, starts from the same
+  random state (spaCy's `fix_random_seed(0)`), so that a result does not
+  depend on which tests ran before in the process: the README's command runs
+  the tests in two processes (pytest-xdist), each file in one of them.
 """
 import contextlib
 import functools
@@ -48,6 +52,12 @@ settings.register_profile(
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
+
+
+@pytest.fixture(autouse=True)
+def same_random_state():
+    """Each test starts from the same random state (see the module)."""
+    spacy.util.fix_random_seed(0)
 
 EXAMPLE_SCALE = max(1, int(os.environ.get("SPACY_NONMONO_EXAMPLE_SCALE", "1")))
 
@@ -268,6 +278,7 @@ def make_global_nlp(system, features="hybrid", **config):
 
 
 def train(nlp, examples, epochs):
+    spacy.util.fix_random_seed(0)   # the same pipeline whatever ran before (module fixtures)
     optimizer = nlp.initialize(lambda: examples)
     history = []
     for _ in range(epochs):
