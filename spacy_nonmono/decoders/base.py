@@ -73,7 +73,8 @@ class Decoder:
       (`size_model`);
     - the model that goes with it (`default_model`: a config block, built
       when the component's `model` is null) and its length guard
-      (`max_sentence_length`, the component's when that is null).
+      (`length_guard`: `max_sentence_length`, or less for what it decodes;
+      the component's `max_sentence_length` when that is set).
     Decoders whose models are interchangeable share a `model_kind`: a saved
     pipeline can be loaded with any decoder of its kind."""
 
@@ -160,6 +161,11 @@ class Decoder:
         from ..models.parser_model import set_transition_dims
 
         set_transition_dims(model, system.n_context, system.n_moves if system.labels else None)
+
+    def length_guard(self, system) -> int:
+        """The longest sentence decoded whole (longer ones are parsed in
+        windows, and left out in training) for what this decoder decodes."""
+        return self.max_sentence_length
 
     def model_inputs(self, system) -> tuple:
         """What the model reads of a state, which a trained model fixes: the

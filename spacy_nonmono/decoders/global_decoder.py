@@ -118,6 +118,12 @@ class GlobalDecoder(Decoder):
     def size_model(self, model, system) -> None:
         size_global_model(model, system.scorers)
 
+    def length_guard(self, system) -> int:
+        """The MH4 chart's guard, lowered to the structure's own where it
+        has one (the 1EC charts)."""
+        return min(self.max_sentence_length,
+                   getattr(system.structure, "max_length", None) or self.max_sentence_length)
+
     def model_inputs(self, system) -> tuple:
         """The model reads every token's parts, whatever the structure."""
         return ()

@@ -241,15 +241,9 @@ class NonMonoParser(TrainablePipe):
     @property
     def max_sentence_length(self) -> int:
         """The length guard: the `max_sentence_length` setting, or when it
-        is null the decoder's, lowered to its structure's where that has one
-        (`1ec_arcs`)."""
+        is null the decoder's for what it decodes (`Decoder.length_guard`)."""
         value = self.cfg["max_sentence_length"]
-        if value is not None:
-            return value
-        structure = getattr(getattr(self, "moves", None), "structure", None)
-        limit = getattr(structure, "max_length", None)
-        return self.decoder.max_sentence_length if limit is None \
-            else min(limit, self.decoder.max_sentence_length)
+        return self.decoder.length_guard(self.moves) if value is None else value
 
     @property
     def labels(self) -> Tuple[str, ...]:
