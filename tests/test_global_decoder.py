@@ -11,8 +11,8 @@ from spacy.tokens import Doc
 from spacy.training import Example
 
 from conftest import make_global_nlp, make_nlp, sample_docs, train, tree_ok
-from spacy_nonmono.decoders.global_decoder import GlobalDecoder
 from spacy_nonmono.models.global_model import ScorerView
+from spacy_nonmono.models.layout import span_rows
 
 
 @pytest.fixture(scope="module")
@@ -56,7 +56,7 @@ def test_structured_loss_gradient_matches_finite_differences(system, features, e
     docs = [examples[d].predicted for d, *_ in golds]
     spans = [(k, start, end) for k, (_, start, end, _, _) in enumerate(golds)]
     parts = model.predict(docs).astype("float64")
-    rows = GlobalDecoder._rows(docs, spans)
+    rows = span_rows(docs, spans)
     base = ScorerView(model, parts)
     params = {s: {k: v.astype("float64") for k, v in p.items()} for s, p in base.params.items()}
     base.params = params

@@ -13,6 +13,8 @@ import numpy
 from spacy.tokens import Doc
 from thinc.api import Model
 
+from ..models.layout import token_layout  # noqa: F401  (decoders read it from here too)
+
 Span = Tuple[int, int, int]
 
 
@@ -25,15 +27,6 @@ class Parses(NamedTuple):
     heads: List[numpy.ndarray]
     labels: List[numpy.ndarray]
     transitions: int            # transitions applied (0 for chart decoders)
-
-
-def token_layout(docs: List[Doc], spans: Sequence[Span]):
-    """(lengths, offsets, root_row) of spans in the model's token table, which
-    holds the docs' tokens in order, then the root vector."""
-    doc_offsets = numpy.cumsum([0] + [len(doc) for doc in docs])
-    lengths = [end - start for _, start, end in spans]
-    offsets = [int(doc_offsets[d]) + start for d, start, _ in spans]
-    return lengths, offsets, int(doc_offsets[-1])
 
 
 def chunks(docs: List[Doc], spans: Sequence[Span], max_tokens: int):

@@ -21,15 +21,16 @@ tables only at the events of the two derivations, so tables are filled
 without gradient and only those entries are scored again for the backward
 pass. Labels: softmax log-loss on the gold arcs.
 """
-from typing import Dict, List, Optional, Sequence
+from typing import Dict, Optional, Sequence
 
 import numpy
 
 from ..graph.structures import GOLD_WEIGHT, Structure, gold_cost
-from ..models.global_model import ScorerView, batch_rows, size_global_model
+from ..models.global_model import ScorerView, size_global_model
+from ..models.layout import span_rows
 from ..models.scores import part_scores
 from ..graph import get_structure
-from .base import Decoder, Parses, token_layout
+from .base import Decoder, Parses
 
 
 class LabelledStructure:
@@ -137,7 +138,7 @@ class GlobalDecoder(Decoder):
     def predict(self, model, system, docs, spans) -> Parses:
         view = part_scores(model, docs)
         heads, labels = [], []
-        for rows in self._rows(docs, spans):
+        for rows in span_rows(docs, spans):
             _, _, tree, _ = system.decode(system.tables(view, rows))
             heads.append(numpy.asarray(tree, dtype="int64"))
             labels.append(self._labels(view, rows, tree))
@@ -147,18 +148,13 @@ class GlobalDecoder(Decoder):
         parts, backprop_parts = model.begin_update(docs)
         view = ScorerView(model, parts, train=True)
         loss = 0.0
-        for rows, gold in zip(self._rows(docs, spans), golds):
+        for rows, gold in zip(span_rows(docs, spans), golds):
             loss += sentence_loss(system, view, rows, numpy.asarray(gold.heads, dtype="int32"),
                                   numpy.asarray(gold.labels, dtype="int64"))
         view.finish(backprop_parts)
         return loss
 
     # -- labels -------------------------------------------------------------------
-
-    @staticmethod
-    def _rows(docs, spans) -> List[numpy.ndarray]:
-        lengths, offsets, root_row = token_layout(docs, spans)
-        return batch_rows(offsets, lengths, root_row)
 
     @staticmethod
     def _labels(view: ScorerView, rows, heads) -> numpy.ndarray:

@@ -403,11 +403,3 @@ class ScorerView:
             for k, value in grads.items():
                 self.model.inc_grad(f"{name}_{k}", ops.asarray(value))
         backprop_parts(self.d_parts)
-
-
-def batch_rows(offsets: Sequence[int], lengths: Sequence[int], n_tokens: int) -> List[numpy.ndarray]:
-    """For each span, the parts rows of its positions 0..n+1: the root's row,
-    the span's tokens, the end's row."""
-    root, end = n_tokens, n_tokens + 1
-    return [numpy.concatenate(([root], numpy.arange(o, o + n), [end])).astype("int64")
-            for o, n in zip(offsets, lengths)]
