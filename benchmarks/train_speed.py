@@ -43,7 +43,7 @@ def build(name: str, lang: str, seed: int, corpus: Optional[Path] = None):
 
     from spacy import util
 
-    from benchmarks.workflow import training_config
+    from benchmarks.system_names import training_config
     from spacy_nonmono.configs import CONFIG_DIR
 
     with tempfile.TemporaryDirectory() as folder:
@@ -72,7 +72,7 @@ def check_arguments(args) -> list:
     """The system names of --systems, every argument checked."""
     import spacy
 
-    from benchmarks.workflow import parse_system
+    from benchmarks.system_names import parse_system
 
     names = [name.strip() for name in args.systems.split(",") if name.strip()]
     if not names:

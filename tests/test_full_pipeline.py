@@ -22,7 +22,7 @@ from spacy.util import load_config, registry
 from spacy.vocab import Vocab
 from thinc.api import fix_random_seed
 
-from benchmarks.workflow import parse_system, training_config
+from benchmarks.system_names import parse_system, training_config
 from conftest import ROOT, sample_docs, tree_ok
 from test_configs import SELECTION, corpora, selection_weights, spacy_cli  # noqa: F401 (a fixture)
 from test_encoders import entry_point_env

@@ -120,7 +120,8 @@ def test_workflow_pretrain_names_and_inputs(tmp_path):
     """+pretrain, after +full, adds the pretraining settings to the config;
     the train step pretrains on --raw-text-dir/<treebank>.txt and says what
     is missing before training."""
-    from benchmarks.workflow import parse_system, sample_sentences, training_config
+    from benchmarks.system_names import parse_system, training_config
+    from benchmarks.workflow import sample_sentences
     from spacy_nonmono.cli.common import InputError
 
     assert parse_system("mh4+global+full+vectors+pretrain").model == ("full", "vectors",

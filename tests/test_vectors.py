@@ -289,7 +289,7 @@ def test_workflow_vectors_names(tmp_path):
     """+vectors, after +full, gives every encoder of the full pipeline the
     static vectors (ours and spaCy's parser alike); the train step reads them
     from --vectors-dir/<treebank> and says what is missing before training."""
-    from benchmarks.workflow import parse_system, training_config
+    from benchmarks.system_names import parse_system, training_config
     from spacy_nonmono.cli.common import InputError
 
     assert parse_system("mh4+global+full+lstmdrop+vectors").model == ("full", "lstmdrop",

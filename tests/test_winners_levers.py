@@ -16,7 +16,7 @@ from spacy.util import load_config
 from spacy.vocab import Vocab
 from thinc.api import fix_random_seed
 
-from benchmarks.workflow import parse_system, training_config
+from benchmarks.system_names import parse_system, training_config
 from test_full_pipeline import SMALL, assert_round_trips, full_corpora  # noqa: F401
 from spacy_nonmono.configs import add_tag_input, config_path, fill, spacy_parser_pipeline
 from spacy_nonmono.models.tags import TagInput, annotation_keys

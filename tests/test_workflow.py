@@ -518,7 +518,7 @@ def test_workflow_system_names():
     """A name says what it trains: the plain system name the component's
     defaults, "-<oracle>" another oracle, "+<variant>" settings merged onto
     the defaults, left to right."""
-    from benchmarks.workflow import VARIANTS, parse_system, system_name, training_config
+    from benchmarks.system_names import VARIANTS, parse_system, system_name, training_config
     from spacy_nonmono.systems import get_system, systems
 
     key = "components.nonmono_parser."
@@ -573,7 +573,7 @@ def test_workflow_system_names():
 
 def _parses(name):
     from spacy_nonmono.cli.common import InputError
-    from benchmarks.workflow import parse_system
+    from benchmarks.system_names import parse_system
 
     try:
         parse_system(name)
@@ -628,7 +628,7 @@ def _parses(name):
 ])
 def test_workflow_system_name_errors(name, message):
     from spacy_nonmono.cli.common import InputError
-    from benchmarks.workflow import parse_system
+    from benchmarks.system_names import parse_system
 
     with pytest.raises(InputError) as error:
         parse_system(name)
@@ -641,7 +641,7 @@ def test_workflow_global_and_encoder_names_train_what_they_say():
     set, +bilstm puts the same BiLSTM on a greedy parser's tok2vec."""
     from thinc.api import Config
 
-    from benchmarks.workflow import training_config
+    from benchmarks.system_names import training_config
     from spacy_nonmono.models.global_model import BILSTM_CONFIG, DEFAULT_CONFIG
 
     key = "components.nonmono_parser."
@@ -663,7 +663,7 @@ def test_full_pipeline_ablations_take_one_ingredient_out(tmp_path):
     """+full's ablation variants change just their settings of full_pipeline.cfg."""
     from thinc.api import Config
 
-    from benchmarks.workflow import FULL_VARIANTS, GREEDY_MODEL_VARIANTS, training_config
+    from benchmarks.system_names import FULL_VARIANTS, GREEDY_MODEL_VARIANTS, training_config
 
     def flat(config, prefix=""):
         out = {}
