@@ -77,6 +77,185 @@ cdef enum:
     N_INT_FIELDS = 11   # int arrays of 2 * capacity ints each in MST.ints
 
 
+cdef struct Forest:
+    # The search's working arrays (in MST.ints and MST.in_w). Supernodes are
+    # ids 0..N-1 (the nodes) then N, N+1, ... (contractions, in order). A
+    # supernode lives in a slot (a row and column of the arc matrix); a
+    # contraction takes the slot of one of its members.
+    int* status
+    int* parent         # the contraction a supernode is in, -1
+    int* in_edge        # chosen incoming arc (original id; in_w: its weight)
+    double* in_w
+    int* pos            # index on the path
+    int* path           # path[i+1] is the source of path[i]'s arc
+    int* stack
+    int* kids           # members of each contraction, in order
+    int* kid_start      # contraction c's: kid_start[c-N] .. kid_start[c-N+1]
+    int* node_slot
+    int* slot_node      # N entries
+    int* active         # N entries: slot holds a supernode
+    int n_kids
+
+
+cdef int fill_arcs(MSTArc* arcs, const float* scores, Py_ssize_t s_head, Py_ssize_t s_dep,
+                   int N, const int* gold, double cost_weight) noexcept nogil:
+    """The arc matrix, [dependent, head]: weight (score + cost term) and
+    original arc. -1 when a score read is not finite."""
+    cdef int d, h
+    cdef float sc
+    cdef double w
+    cdef MSTArc* row
+    for d in range(1, N):
+        row = arcs + <Py_ssize_t>d * N
+        for h in range(N):
+            if h == d:
+                continue
+            sc = scores[h * s_head + d * s_dep]
+            if not isfinite(sc):
+                return -1
+            w = sc
+            if gold != NULL and gold[d - 1] != h:
+                w += cost_weight
+            row[h].w = w
+            row[h].e = h * N + d
+    return 0
+
+
+cdef void contract(MSTArc* arcs, Forest* f, int N, int j, int top, int c) noexcept nogil:
+    """Merge the cycle path[j..top] into the new supernode c, which takes the
+    slot of path[j] (the cycle's closing source)."""
+    cdef int i, u, v, x, m_slot
+    cdef int src = f.path[j]
+    cdef int c_slot = f.node_slot[src]
+    cdef MSTArc* row
+    cdef MSTArc* mrow
+    for i in range(j, top + 1):
+        x = f.path[i]
+        f.kids[f.n_kids] = x
+        f.n_kids += 1
+        f.parent[x] = c
+        f.status[x] = ABSORBED
+        f.active[f.node_slot[x]] = 0
+    f.kid_start[c - N + 1] = f.n_kids
+    # Row: entering the cycle at member x by an arc of weight a gives the
+    # cycle a - (x's cycle arc). src's row is first.
+    row = arcs + <Py_ssize_t>c_slot * N
+    for u in range(N):
+        if f.active[u]:
+            row[u].w -= f.in_w[src]
+    for i in range(j, top + 1):
+        x = f.path[i]
+        if x == src:
+            continue
+        m_slot = f.node_slot[x]
+        mrow = arcs + <Py_ssize_t>m_slot * N
+        for u in range(N):
+            if f.active[u] and mrow[u].w - f.in_w[x] > row[u].w:
+                row[u].w = mrow[u].w - f.in_w[x]
+                row[u].e = mrow[u].e
+    # Column: leaving the cycle from any member, unchanged weights.
+    for i in range(j, top + 1):
+        x = f.path[i]
+        if x == src:
+            continue
+        m_slot = f.node_slot[x]
+        for v in range(1, N):
+            if f.active[v]:
+                mrow = arcs + <Py_ssize_t>v * N
+                if mrow[m_slot].w > mrow[c_slot].w:
+                    mrow[c_slot] = mrow[m_slot]
+    f.active[c_slot] = 1
+    f.slot_node[c_slot] = c
+    f.node_slot[c] = c_slot
+
+
+cdef int search(MSTArc* arcs, Forest* f, int N) noexcept nogil:
+    """Grow paths of best incoming arcs from every node, contracting the
+    cycles they close, until every supernode is connected to the root node.
+    Returns the number of supernode ids used."""
+    cdef int s, u, v, i, j, cur, cur_slot, best, top, src, c
+    cdef int next_id = N
+    cdef MSTArc* row
+    for v in range(N):
+        f.status[v] = UNSEEN
+        f.parent[v] = -1
+        f.node_slot[v] = v
+        f.slot_node[v] = v
+        f.active[v] = 1
+    f.status[0] = DONE
+    f.n_kids = 0
+    f.kid_start[0] = 0
+    for s in range(1, N):
+        if f.status[s] != UNSEEN:
+            continue
+        top = 0
+        f.path[0] = s
+        f.pos[s] = 0
+        f.status[s] = ON_PATH
+        cur = s
+        while True:
+            # The best incoming arc of cur (first best slot on ties), from
+            # the root node only when no other supernode is left.
+            cur_slot = f.node_slot[cur]
+            row = arcs + <Py_ssize_t>cur_slot * N
+            best = 0
+            for u in range(1, N):
+                if u != cur_slot and f.active[u] and (best == 0 or row[u].w > row[best].w):
+                    best = u
+            f.in_edge[cur] = row[best].e
+            f.in_w[cur] = row[best].w
+            src = f.slot_node[best]
+            if f.status[src] == DONE:
+                for i in range(top + 1):
+                    f.status[f.path[i]] = DONE
+                break
+            if f.status[src] == UNSEEN:
+                top += 1
+                f.path[top] = src
+                f.pos[src] = top
+                f.status[src] = ON_PATH
+                cur = src
+                continue
+            # src is on the path: path[j..top] is a cycle, contracted into c.
+            j = f.pos[src]
+            c = next_id
+            next_id += 1
+            contract(arcs, f, N, j, top, c)
+            f.status[c] = ON_PATH
+            top = j
+            f.path[top] = c
+            f.pos[c] = top
+            cur = c
+    return next_id
+
+
+cdef void read_tree(Forest* f, int N, int next_id, int* heads) noexcept nogil:
+    """The tree, back from the forest of contractions: a top-level
+    supernode's arc enters it at its dependent d; every contraction between d
+    and it is dismantled (its own arc is superseded) and its other members
+    keep their cycle arcs."""
+    cdef int x, e, d, child, c, k
+    cdef int sp = 0
+    for x in range(1, next_id):
+        if f.status[x] == DONE:
+            f.stack[sp] = x
+            sp += 1
+    while sp > 0:
+        sp -= 1
+        x = f.stack[sp]
+        e = f.in_edge[x]
+        d = e % N
+        heads[d - 1] = e // N
+        child = d
+        while child != x:
+            c = f.parent[child]
+            for k in range(f.kid_start[c - N], f.kid_start[c - N + 1]):
+                if f.kids[k] != child:
+                    f.stack[sp] = f.kids[k]
+                    sp += 1
+            child = c
+
+
 cdef class MST:
     """A maximum-spanning-tree decoder with exactly one root, owning its buffers
     (grown to the longest sentence seen, reused across calls). Call it like
@@ -117,160 +296,24 @@ cdef class MST:
                     int* heads, double* score, int* cost) noexcept nogil:
         cdef int N = n_words + 1            # nodes, and the arc matrix's side
         cdef int M = 2 * N                  # bound on supernode ids (< N + n_words)
-        cdef MSTArc* arcs = self.arcs
-        cdef MSTArc* row
-        cdef MSTArc* mrow
-        cdef double* in_w = self.in_w
-        # Supernodes are ids 0..N-1 (the nodes) then N, N+1, ... (contractions,
-        # in order). A supernode lives in a slot (a row and column of `arcs`);
-        # a contraction takes the slot of one of its members.
-        cdef int* status = self.ints
-        cdef int* parent = status + M       # the contraction a supernode is in, -1
-        cdef int* in_edge = status + 2 * M  # chosen incoming arc (original id; in_w: weight)
-        cdef int* pos = status + 3 * M      # index on the path
-        cdef int* path = status + 4 * M     # path[i+1] is the source of path[i]'s arc
-        cdef int* stack = status + 5 * M
-        cdef int* kids = status + 6 * M     # members of each contraction, in order
-        cdef int* kid_start = status + 7 * M    # contraction c's: kid_start[c-N] ..
-        cdef int* node_slot = status + 8 * M
-        cdef int* slot_node = status + 9 * M    # N entries
-        cdef int* active = status + 10 * M      # N entries: slot holds a supernode
-        cdef int d, h, u, v, s, i, j, k, x, e, c, child, cur, cur_slot, c_slot
-        cdef int best, top, src, next_id, n_kids, sp, m_slot, n_wrong
-        cdef double w, total
-        cdef float sc
-
-        # Arc matrix, [dependent, head]: weight and original arc.
-        for d in range(1, N):
-            row = arcs + <Py_ssize_t>d * N
-            for h in range(N):
-                if h == d:
-                    continue
-                sc = scores[h * s_head + d * s_dep]
-                if not isfinite(sc):
-                    return -1
-                w = sc
-                if gold != NULL and gold[d - 1] != h:
-                    w += cost_weight
-                row[h].w = w
-                row[h].e = h * N + d
-        for v in range(N):
-            status[v] = UNSEEN
-            parent[v] = -1
-            node_slot[v] = v
-            slot_node[v] = v
-            active[v] = 1
-        status[0] = DONE
-        next_id = N
-        n_kids = 0
-        kid_start[0] = 0
-
-        for s in range(1, N):
-            if status[s] != UNSEEN:
-                continue
-            top = 0
-            path[0] = s
-            pos[s] = 0
-            status[s] = ON_PATH
-            cur = s
-            while True:
-                # The best incoming arc of cur (first best slot on ties), from
-                # the root node only when no other supernode is left.
-                cur_slot = node_slot[cur]
-                row = arcs + <Py_ssize_t>cur_slot * N
-                best = 0
-                for u in range(1, N):
-                    if u != cur_slot and active[u] and (best == 0 or row[u].w > row[best].w):
-                        best = u
-                in_edge[cur] = row[best].e
-                in_w[cur] = row[best].w
-                src = slot_node[best]
-                if status[src] == DONE:
-                    for i in range(top + 1):
-                        status[path[i]] = DONE
-                    break
-                if status[src] == UNSEEN:
-                    top += 1
-                    path[top] = src
-                    pos[src] = top
-                    status[src] = ON_PATH
-                    cur = src
-                    continue
-                # src is on the path: path[j..top] is a cycle. Contract it
-                # into c, which takes src's slot.
-                j = pos[src]
-                c = next_id
-                next_id += 1
-                c_slot = node_slot[src]
-                for i in range(j, top + 1):
-                    x = path[i]
-                    kids[n_kids] = x
-                    n_kids += 1
-                    parent[x] = c
-                    status[x] = ABSORBED
-                    active[node_slot[x]] = 0
-                kid_start[c - N + 1] = n_kids
-                # Row: entering the cycle at member x by an arc of weight a
-                # gives the cycle a - (x's cycle arc). src's row is first.
-                row = arcs + <Py_ssize_t>c_slot * N
-                for u in range(N):
-                    if active[u]:
-                        row[u].w -= in_w[src]
-                for i in range(j, top + 1):
-                    x = path[i]
-                    if x == src:
-                        continue
-                    m_slot = node_slot[x]
-                    mrow = arcs + <Py_ssize_t>m_slot * N
-                    for u in range(N):
-                        if active[u] and mrow[u].w - in_w[x] > row[u].w:
-                            row[u].w = mrow[u].w - in_w[x]
-                            row[u].e = mrow[u].e
-                # Column: leaving the cycle from any member, unchanged weights.
-                for i in range(j, top + 1):
-                    x = path[i]
-                    if x == src:
-                        continue
-                    m_slot = node_slot[x]
-                    for v in range(1, N):
-                        if active[v]:
-                            mrow = arcs + <Py_ssize_t>v * N
-                            if mrow[m_slot].w > mrow[c_slot].w:
-                                mrow[c_slot] = mrow[m_slot]
-                active[c_slot] = 1
-                slot_node[c_slot] = c
-                node_slot[c] = c_slot
-                status[c] = ON_PATH
-                top = j
-                path[top] = c
-                pos[c] = top
-                cur = c
-
-        # Read the tree back: a top-level supernode's arc enters it at its
-        # dependent d; every contraction between d and it is dismantled (its
-        # own arc is superseded) and its other members keep their cycle arcs.
-        sp = 0
-        for x in range(1, next_id):
-            if status[x] == DONE:
-                stack[sp] = x
-                sp += 1
-        while sp > 0:
-            sp -= 1
-            x = stack[sp]
-            e = in_edge[x]
-            d = e % N
-            heads[d - 1] = e // N
-            child = d
-            while child != x:
-                c = parent[child]
-                for k in range(kid_start[c - N], kid_start[c - N + 1]):
-                    if kids[k] != child:
-                        stack[sp] = kids[k]
-                        sp += 1
-                child = c
-
-        total = 0.0
-        n_wrong = 0
+        cdef Forest f
+        cdef int d, h, n_wrong = 0
+        cdef double total = 0.0
+        if fill_arcs(self.arcs, scores, s_head, s_dep, N, gold, cost_weight) < 0:
+            return -1
+        f.status = self.ints
+        f.parent = self.ints + M
+        f.in_edge = self.ints + 2 * M
+        f.pos = self.ints + 3 * M
+        f.path = self.ints + 4 * M
+        f.stack = self.ints + 5 * M
+        f.kids = self.ints + 6 * M
+        f.kid_start = self.ints + 7 * M
+        f.node_slot = self.ints + 8 * M
+        f.slot_node = self.ints + 9 * M
+        f.active = self.ints + 10 * M
+        f.in_w = self.in_w
+        read_tree(&f, N, search(self.arcs, &f, N), heads)
         for d in range(1, N):
             h = heads[d - 1]
             total += scores[h * s_head + d * s_dep]
