@@ -68,7 +68,8 @@ def test_pretraining_settings_pick_the_objective():
         add_pretraining(filled_config(pipeline="parser"))
 
 
-@pytest.mark.parametrize("vectors", [False, True], ids=["characters", "vectors"])
+@pytest.mark.parametrize("vectors", [False, pytest.param(True, marks=pytest.mark.slow)],
+                         ids=["characters", "vectors"])
 def test_spacy_pretrain_then_train_from_its_weights(vectors, vectors_path, full_corpora,
                                                     raw_text, tmp_path):
     """`spacy pretrain` (the CLI) trains the small full pipeline's encoder

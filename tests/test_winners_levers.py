@@ -255,7 +255,8 @@ def train_small(paths, tmp_path, tag_input, **overrides):
     return nlp, final
 
 
-@pytest.mark.parametrize("combine,tag_input", [("sum", True), ("concat", False)])
+@pytest.mark.parametrize("combine,tag_input", [
+    ("sum", True), pytest.param("concat", False, marks=pytest.mark.slow)])
 def test_levers_train_save_load_and_pickle(full_corpora, tmp_path,  # noqa: F811
                                            combine, tag_input):
     nlp, final = train_small(full_corpora, tmp_path / "train", tag_input,
@@ -380,7 +381,7 @@ def test_positional_tagger_spells_tags_from_positions():
     assert [t.tag_ for t in doc] == ["v-s", "n-p"]
 
 
-@pytest.mark.parametrize("tag_input", [False, True])
+@pytest.mark.parametrize("tag_input", [False, pytest.param(True, marks=pytest.mark.slow)])
 def test_positional_xpos_trains_saves_loads_and_pickles(full_corpora, tmp_path,  # noqa: F811
                                                         tag_input):
     from spacy_nonmono.configs import positional_xpos
