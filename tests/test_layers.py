@@ -9,6 +9,7 @@ import pytest
 from conftest import ROOT
 
 
+@pytest.mark.slow   # a subprocess; CI also runs `lint-imports` itself
 @pytest.mark.skipif(shutil.which("lint-imports") is None,
                     reason="import-linter is not installed (pip install -e '.[test]')")
 def test_the_layer_contract_is_kept():
