@@ -170,6 +170,11 @@ class Decoder:
         `follow_oracle_prob` is null: the transition system's default."""
         return system.follow_oracle_prob
 
+    def default_oracle(self, system) -> Optional[str]:
+        """The oracle training uses when the component's `oracle` is null:
+        the transition system's default."""
+        return system.oracle
+
     def is_initialized(self, model: Model) -> bool:
         from ..models.parser_model import is_initialized
 

@@ -132,6 +132,9 @@ class GlobalDecoder(Decoder):
     def default_follow_oracle_prob(self, system) -> float:
         return 0.0     # no oracle: the structured loss reads whole derivations
 
+    def default_oracle(self, system) -> None:
+        return None    # likewise
+
     def is_initialized(self, model) -> bool:
         return model.has_param("W")
 
