@@ -19,10 +19,11 @@ DESCRIPTION = ("The lab of spacy-nonmono: the benchmark workflow, oracle analyse
 def commands():
     """The lab's command modules: each has `add_parser(commands)`."""
     from . import (beam_widths, benchmark, gpu_check, length_cost, optimal_step, oracle,
-                   profile, records, text_cost, tokenization, train_speed, vectors, workflow)
+                   profile, records, segmenters, text_cost, tokenization, train_speed, vectors,
+                   workflow)
 
     return (beam_widths, benchmark, length_cost, text_cost, optimal_step, oracle, profile,
-            train_speed, gpu_check, vectors, workflow, tokenization, records)
+            train_speed, gpu_check, vectors, workflow, tokenization, records, segmenters)
 
 
 def build_parser(prog: str = PROG):

@@ -136,16 +136,21 @@ VECTORS = "vectors"
 PRETRAIN = "pretrain"
 # After +full: the parser reads the taggers' predicted tags (`configs.add_tag_input`).
 TAGS_IN = "tagsin"
+# After +full: the senter reads the text with a BiLSTM of its own, or the shared
+# encoder over the whole text (`init-config --senter`: `configs.SENTERS`).
+SENTER_VARIANTS = {"bilstmsenter": "bilstm", "sharedsenter": "shared"}
 MODEL_VARIANTS = ("bilstm", "two", "full", "biaffine", VECTORS, PRETRAIN, TAGS_IN,
-                  XPOS_POSITIONS) + \
+                  XPOS_POSITIONS, *SENTER_VARIANTS) + \
     tuple(FULL_VARIANTS)
 GLOBAL_MODEL_VARIANTS = ("nomlpdrop",)   # FULL_VARIANTS of the global model
 GREEDY_MODEL_VARIANTS = ("mlpdrop",)     # FULL_VARIANTS of our greedy model
 SPACY_PARSER = "spacy_parser"
 UDPIPE = "udpipe"
 # "A&B&...": the ensemble (`nonmono_ensemble`) of the trained runs A, B, ...
-# of the same seed, built by the train step from their models; "A&B&...@S"
-# reparses its votes with the arc-factored structure S (default mst).
+# of the same seed, built by the train step from their models; a member
+# "A.seed<k>" is seed k's run whatever the ensemble's seed ("A&A.seed1&A.seed2":
+# three seeds of one system); "A&B&...@S" reparses its votes with the
+# arc-factored structure S (default mst).
 ENSEMBLE = "&"
 REPARSE = "@"
 
@@ -154,6 +159,13 @@ def run_name(system: str, seed: int) -> str:
     """The name of one training run: the system's for seed 0 (the layout of
     single-seed runs), "<system>.seed<k>" for seed k."""
     return system if seed == 0 else f"{system}.seed{seed}"
+
+
+def member_run(member: str, seed: int) -> str:
+    """The run an ensemble member names: "A.seed<k>" is seed k's run of A,
+    "A" the ensemble's seed's."""
+    system, _, fixed = member.rpartition(".seed")
+    return member if system and fixed.isdigit() else run_name(member, seed)
 
 
 class SystemSpec(NamedTuple):
@@ -194,8 +206,9 @@ def parse_system(name: str) -> SystemSpec:
             if not member or member == UDPIPE:
                 raise wrong(f"an ensemble {ENSEMBLE.join(['A', 'B'])} joins trained "
                             "pipelines, not " + (repr(member) if member else "an empty name"))
+            system, _, fixed = member.rpartition(".seed")
             try:
-                parse_system(member)
+                parse_system(system if system and fixed.isdigit() else member)
             except InputError as error:
                 raise wrong(str(error)) from None
         if REPARSE in name:
@@ -212,7 +225,8 @@ def parse_system(name: str) -> SystemSpec:
         if head == SPACY_PARSER and (variants in ([], ["bilstm"]) or (
                 variants[:1] == ["full"]
                 and set(variants[1:]) <= set(FULL_VARIANTS) - set(GLOBAL_MODEL_VARIANTS)
-                - set(GREEDY_MODEL_VARIANTS) | {VECTORS, PRETRAIN, TAGS_IN, XPOS_POSITIONS})):
+                - set(GREEDY_MODEL_VARIANTS) | {VECTORS, PRETRAIN, TAGS_IN, XPOS_POSITIONS,
+                                                *SENTER_VARIANTS})):
             return SystemSpec(None, model=tuple(variants))
         if head == SPACY_PARSER and variants in (["beam"], ["full", "beam"]):
             return SystemSpec(None, settings=VARIANTS["beam"], model=tuple(variants[:-1]))
@@ -250,9 +264,9 @@ def parse_system(name: str) -> SystemSpec:
                     "add +full first")
     if PRETRAIN in model and "full" not in model[:model.index(PRETRAIN)]:
         raise wrong(f"+{PRETRAIN} pretrains the full pipeline's shared encoder: add +full first")
-    for variant in (TAGS_IN, XPOS_POSITIONS):
+    for variant in (TAGS_IN, XPOS_POSITIONS, *SENTER_VARIANTS):
         if variant in model and "full" not in model[:model.index(variant)]:
-            raise wrong(f"+{variant} sets the full pipeline's taggers: add +full first")
+            raise wrong(f"+{variant} sets the full pipeline's components: add +full first")
     beam_training = [v for v in variants
                      if any(k.startswith("decoding_options.") for k in VARIANTS.get(v, ()))]
     if beam_training and decoding != "beam":
@@ -260,8 +274,7 @@ def parse_system(name: str) -> SystemSpec:
     options = {k: v for k, v in settings.items() if k not in COMPONENT_SETTINGS}
     decoder = get_decoder(decoding)()
     try:
-        # A structure (decoding = "global") has no oracle.
-        default_oracle = getattr(decoder.build_system(system, [], None, {}), "oracle", None)
+        default_oracle = decoder.default_oracle(decoder.build_system(system, [], None, {}))
     except ValueError as e:
         raise wrong(f"{e} A name is {SPACY_PARSER}, {UDPIPE} or "
                     f"<system>[-<oracle>][+<variant>]... with a system of "
@@ -316,7 +329,7 @@ def training_config(name: str, out_dir: Optional[Path] = None) -> Tuple[str, Dic
 
 def full_pipeline_config(spec: SystemSpec, name: str, out_dir: Optional[Path]) -> Path:
     """Write the full pipeline's config for a +full system to out_dir/<name>.cfg."""
-    from spacy_nonmono.configs import (add_pretraining, add_tag_input, config_text,
+    from spacy_nonmono.configs import (SENTERS, add_pretraining, add_tag_input, config_text,
                                        filled_config, positional_xpos, read_static_vectors,
                                        spacy_parser_pipeline)
 
@@ -343,6 +356,9 @@ def full_pipeline_config(spec: SystemSpec, name: str, out_dir: Optional[Path]) -
             component["model"]["features"] = "two"
         if "biaffine" in spec.model:
             component["model"]["scorer"] = "biaffine"
+    for variant, senter in SENTER_VARIANTS.items():
+        if variant in spec.model:
+            SENTERS[senter](config)
     if VECTORS in spec.model:
         read_static_vectors(config)    # the vectors themselves: --paths.vectors at training
     greedy = spec.system is not None and spec.settings.get("decoding", "greedy") != "global"

@@ -46,7 +46,8 @@ from spacy_nonmono.configs import CONFIG_DIR
 from spacy_nonmono.pipeline.senter import DEFAULT_MAX_LENGTH
 
 from .system_names import (MODEL_VARIANTS, PRETRAIN, UDPIPE, VARIANTS, VECTORS, SystemSpec,
-                           is_udpipe, parse_system, run_name, system_name, training_config)
+                           is_udpipe, member_run, parse_system, run_name, system_name,
+                           training_config)
 from .text_cost import senter_bound
 
 SPLITS = ("train", "dev", "test")
@@ -259,15 +260,20 @@ class Workflow:
         from spacy.tokens import DocBin
         from spacy.training.converters import conllu_to_docs
 
+        from spacy_nonmono.conllu_io import document_blocks
+
         for tb in self.treebanks:
             for split in SPLITS:
                 target = self.corpus(tb, split)
                 if not self.todo(target):
                     continue
                 source = self.conllu(tb, split)
-                # Training docs group 10 sentences; dev and test: one per doc.
-                docs = conllu_to_docs(source.read_text(encoding="utf8"),
-                                      n_sents=10 if split == "train" else 1, no_print=True)
+                # Training docs: 10 consecutive sentences of a document (# newdoc),
+                # so that a senter learns boundaries in context; dev and test:
+                # one sentence a doc.
+                docs = [doc for text in document_blocks(source.read_text(encoding="utf8"))
+                        for doc in conllu_to_docs(text, n_sents=10 if split == "train" else 1,
+                                                  no_print=True)]
                 target.parent.mkdir(parents=True, exist_ok=True)
                 DocBin(docs=list(docs), store_user_data=False).to_disk(target)
                 log(f"Converted {source} -> {target}")
@@ -357,7 +363,7 @@ class Workflow:
         `model`, reparsing with `structure`."""
         from spacy_nonmono.pipeline.ensemble import build_ensemble
 
-        paths = [self.model(treebank, run_name(member, seed)) for member in members]
+        paths = [self.model(treebank, member_run(member, seed)) for member in members]
         missing = [str(path) for path in paths if not path.exists()]
         if missing:
             raise InputError(f"the ensemble's members are not trained: {', '.join(missing)}; "

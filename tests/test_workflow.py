@@ -810,3 +810,18 @@ def test_raw_text_table_shows_the_published_scores_beside_ours():
     table = raw_text_table({("la_perseus", "mh4"): runs}, ["la_perseus"], ["mh4"])
     ours = [cell.strip() for cell in table.splitlines()[2].split("|")[1:-1]]
     assert ours[column["XPOS"]] == "n/a" and ours[column["UPOS"]] == "90.00"
+
+
+def test_an_ensemble_member_may_name_its_seed():
+    """"A&A.seed1&A.seed2" joins three seeds of one system, whatever the
+    ensemble's own seed; a plain member is the ensemble's seed's run."""
+    from benchmarks.system_names import member_run, parse_system
+    from spacy_nonmono.cli.common import InputError
+
+    spec = parse_system("covington&covington.seed1&covington.seed2@mh4_arcs")
+    assert spec.members == ("covington", "covington.seed1", "covington.seed2")
+    assert [member_run(m, 2) for m in spec.members] == \
+        ["covington.seed2", "covington.seed1", "covington.seed2"]
+    assert member_run("covington.seed1", 0) == "covington.seed1"
+    with pytest.raises(InputError, match="unknown system name"):
+        parse_system("covington&nosuch.seed1")

@@ -89,6 +89,19 @@ def add_parser(commands) -> None:
                    "positional: one softmax per position of a positional tag (Latin, Czech: "
                    "nonmono_positional_tagger); none: the treebank has no XPOS column (all "
                    "`_`): no tagger, XPOS written `_`")
+    p.add_argument("--senter", default="cnn", choices=("cnn", "bilstm", "shared"),
+                   help="Full pipeline: the sentence splitter's model. cnn: spaCy's senter "
+                   "(a CNN that sees two words each side); bilstm: a BiLSTM of its own over "
+                   "the whole text, across sentences, with characters for every word; shared: "
+                   "on the shared encoder, which then reads the whole text (for text whose "
+                   "punctuation does not mark sentences: docs/sentences.md)")
+    p.add_argument("--add-marks", type=float, default=0.0, metavar="SHARE",
+                   help="Train with this share of the training docs rewritten with a full "
+                   "stop closing every sentence: for a treebank without punctuation whose "
+                   "pipeline will read punctuated text (spacy_nonmono.punctuation_augmenter.v1)")
+    p.add_argument("--remove-punctuation", type=float, default=0.0, metavar="SHARE",
+                   help="Train with this share of the training docs without their "
+                   "punctuation: for text that may lack it")
     p.set_defaults(run=run)
 
 
@@ -122,7 +135,8 @@ def run(args) -> int:
                                pipeline=args.pipeline, vectors=args.vectors,
                                pretraining=args.pretraining, transformer=args.transformer,
                                tokenizer=args.tokenizer, tag_input=args.tag_input,
-                               xpos=args.xpos)
+                               xpos=args.xpos, senter=args.senter, add_marks=args.add_marks,
+                               remove_punctuation=args.remove_punctuation)
     except Exception as e:   # the component's ValueErrors, spaCy's config and language errors
         message = " ".join(str(e).split())
         raise InputError(f"cannot make this config: {message}") from None

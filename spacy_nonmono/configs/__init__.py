@@ -20,6 +20,7 @@ makes such a config for another system or language (the `init-config`
 command), optionally reading static vectors in every encoder of the pipeline
 and with the settings of `spacy pretrain` (`add_pretraining`).
 """
+import copy
 from pathlib import Path
 from typing import Dict, Optional, Tuple
 
@@ -81,6 +82,9 @@ def filled_config(
     tokenizer: str = "language",
     tag_input: bool = False,
     xpos: str = "whole",
+    senter: str = "cnn",
+    add_marks: float = 0.0,
+    remove_punctuation: float = 0.0,
 ) -> Config:
     """A packaged config with these settings of the nonmono_parser
     component, filled: `pipeline` "parser" (nonmono_parser.cfg: the component
@@ -99,7 +103,15 @@ def filled_config(
     tag_input: the parser reads the taggers' predictions (`add_tag_input`).
     xpos: the XPOS tagger: "whole" (spaCy's, whole tags), "positional"
     (`positional_xpos`: one softmax per position of a positional tag), or
-    "none" for a treebank without XPOS: no tagger (`without_tagger`)."""
+    "none" for a treebank without XPOS: no tagger (`without_tagger`).
+    senter: the full pipeline's sentence splitter: "cnn" (spaCy's senter
+    model, a CNN that sees two words each side), "bilstm" (`bilstm_senter`:
+    a BiLSTM of its own over the whole text, across sentences, with
+    characters for every word) or "shared" (`shared_senter`: on the shared
+    encoder, which then reads the whole text).
+    add_marks, remove_punctuation: the shares of training docs rewritten with
+    a full stop closing every sentence, or without their punctuation
+    (`augment_punctuation`)."""
     from spacy import util
 
     from ..decoders import get_decoder
@@ -126,6 +138,13 @@ def filled_config(
     component.update({key: value for key, value in settings.items() if value is not None})
     if lang is not None:
         config["nlp"]["lang"] = lang
+    if senter in SENTERS:
+        SENTERS[senter](config)
+    else:
+        raise ValueError(f"Unknown senter {senter!r}: expected one of "
+                         f"{', '.join(repr(name) for name in SENTERS)}.")
+    if add_marks or remove_punctuation:
+        augment_punctuation(config, add_marks, remove_punctuation)
     if vectors is not None:
         config["paths"]["vectors"] = str(vectors)
         read_static_vectors(config)
@@ -302,6 +321,74 @@ def positional_xpos(config: Config) -> Config:
     tagger["model"] = {"@architectures": "spacy_nonmono.PositionalTagger.v1", "nO": None,
                        "tok2vec": tagger["model"]["tok2vec"]}
     return config
+
+
+# The BiLSTM senter's encoder: the shared encoder's layers at two thirds of
+# their width, over the whole text rather than sentence by sentence, and
+# characters for every word (a boundary often shows in a word's ending).
+BILSTM_SENTER = {
+    "@architectures": "spacy_nonmono.BiLSTMEncoder.v1", "width": 128, "depth": 2,
+    "dropout": 0.2, "layer_dropout": 0.3, "sentences": False, "recurrent_dropout": 0.0,
+    "tok2vec": {"@architectures": "spacy_nonmono.WordEmbed.v1", "width": 64, "min_freq": 5,
+                "word_dropout": 2.5, "token_dropout": 0.1, "vocabulary": True,
+                "vectors": None, "combine": "sum",
+                "chars": {"@architectures": "spacy_nonmono.CharEncoder.v1", "width": 64,
+                          "char_width": 32, "lstm_width": 64, "depth": 1, "rows": 2000,
+                          "dropout": 0.3, "max_chars": 40}}}
+
+
+def bilstm_senter(config: Config) -> Config:
+    """Give the pipeline's `senter` a BiLSTM encoder of its own (in place):
+    it reads the whole text, across sentence boundaries (training docs keep
+    several consecutive sentences), where spaCy's senter CNN sees two words
+    each side. It comes before the shared encoder, which reads sentence by
+    sentence what the senter decides."""
+    if "senter" not in config["components"]:
+        raise ValueError("bilstm_senter: the pipeline has no `senter` (the full pipeline has "
+                         "one: init-config --pipeline full).")
+    config["components"]["senter"]["model"]["tok2vec"] = copy.deepcopy(BILSTM_SENTER)
+    return config
+
+
+def shared_senter(config: Config) -> Config:
+    """Put the pipeline's `senter` on the shared encoder (in place): the
+    shared BiLSTM reads the whole text, across sentence boundaries, instead
+    of sentence by sentence (`sentences = false`), and the senter, after it,
+    reads its vectors through a listener, training it with a share of its
+    gradient as the taggers do. The parser then reads vectors of words in
+    context across sentences, on raw text as in training (whose docs keep
+    several consecutive sentences)."""
+    components = config["components"]
+    if "senter" not in components or "tok2vec" not in components:
+        raise ValueError("shared_senter: the pipeline has no `senter` and shared `tok2vec` "
+                         "(the full pipeline has both: init-config --pipeline full).")
+    components["tok2vec"]["model"]["sentences"] = False
+    components["senter"]["model"]["tok2vec"] = {
+        "@architectures": "spacy_nonmono.ScaleGradient.v1", "scale": 0.2,
+        "layer": {"@architectures": "spacy.Tok2VecListener.v1",
+                  "width": "${components.tok2vec.model.width}", "upstream": "tok2vec"}}
+    order = [name for name in config["nlp"]["pipeline"] if name != "senter"]
+    order.insert(order.index("tok2vec") + 1, "senter")
+    config["nlp"]["pipeline"] = order
+    return config
+
+
+def augment_punctuation(config: Config, add: float = 0.0, remove: float = 0.0) -> Config:
+    """Train on text with and without punctuation (in place): the training
+    corpus rewrites a share `add` of its docs with a full stop closing every
+    sentence that lacks one, and a share `remove` without their punctuation
+    (`spacy_nonmono.punctuation_augmenter.v1`)."""
+    from ..pipeline.punctuation import punctuation_augmenter
+
+    punctuation_augmenter(add, remove)    # checks the shares
+    config["corpora"]["train"]["augmenter"] = {
+        "@augmenters": "spacy_nonmono.punctuation_augmenter.v1", "add": add, "remove": remove,
+        "mark": "."}
+    return config
+
+
+# The full pipeline's sentence splitters (`init-config --senter`).
+SENTERS = {"cnn": lambda config: config, "bilstm": bilstm_senter, "shared": shared_senter}
 
 
 def without_tagger(config: Config) -> Config:

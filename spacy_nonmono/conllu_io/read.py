@@ -282,6 +282,21 @@ def gold_documents(sentences: Sequence[conllu.TokenList]) -> List[str]:
     return ["".join(parts).strip() for parts in documents]
 
 
+def document_blocks(text: str) -> List[str]:
+    """The documents of a CoNLL-U text, each as CoNLL-U text: split before
+    every sentence that starts a new document (`# newdoc`); the whole text
+    where none does."""
+    documents: List[List[str]] = []
+    for block in text.split("\n\n"):
+        block = block.strip("\n")
+        if not block:
+            continue
+        if not documents or any(line.startswith("# newdoc") for line in block.split("\n")):
+            documents.append([])
+        documents[-1].append(block)
+    return ["\n\n".join(blocks) + "\n\n" for blocks in documents]
+
+
 def sentence_text(sentence: conllu.TokenList) -> str:
     """The sentence's text, with the space that follows it (if any)."""
     return "".join(form + ("" if glued else " ") for form, _, glued in surface_tokens(sentence))
