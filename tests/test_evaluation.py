@@ -7,6 +7,8 @@ from spacy_nonmono.conllu_io import filled_sentence, gold_tree, sentence_doc, wr
 from spacy_nonmono.evaluation import ConlluError, evaluate_trees, read_conllu, read_gold
 from spacy_nonmono.graph import is_projective
 
+from conftest import SAMPLE
+
 GOLD = """# sent_id = 1
 # text = Del perro.
 1-2	Del	_	_	_	_	_	_	_	_
@@ -224,3 +226,43 @@ def test_xpos_and_ufeats_accuracy_from_a_parsed_doc():
     assert evaluation.xpos.total == 1 and d["xpos"] == 100.0    # word 2: gold XPOS `_`
     assert d["ufeats"] == 50.0 and d["upos"] == 50.0
     assert "XPOS accuracy: 100.00" in evaluation.to_table()
+
+
+def test_both_scorers_count_the_same_on_gold_tokens():
+    """On gold tokens and sentences the raw-text scorer aligns every word to
+    itself, and both scorers read the same metric definitions
+    (`evaluation.metrics`): UAS, LAS, CLAS and UPOS agree, count for count,
+    on the sample's sentences with heads, labels and tags changed."""
+    import copy
+    import random
+
+    from spacy_nonmono.conllu_io import gold_tree
+    from spacy_nonmono.evaluation import evaluate_raw_text
+    from spacy_nonmono.evaluation.gold_tokens import Evaluation
+
+    gold, _ = read_gold(SAMPLE / "en_ewt-sample-test.conllu")
+    rng = random.Random(0)
+    system = copy.deepcopy(gold)
+    for sentence in system:
+        words = [t for t in sentence if isinstance(t["id"], int)]
+        root = next(t for t in words if t["head"] == 0)
+        for token in words:
+            if token is not root and rng.random() < 0.2:
+                token["head"] = root["id"]          # still a tree
+            if rng.random() < 0.2:
+                token["deprel"] = rng.choice(["nsubj", "obj", "det", "case", "punct"])
+            if rng.random() < 0.2:
+                token["upos"] = "X"
+    raw = evaluate_raw_text(gold, system)
+    evaluation = Evaluation()
+    for g, s in zip(gold, system):
+        evaluation.add(gold_tree(g), gold_tree(s))
+        evaluation.add_upos([t["upos"] for t in g if isinstance(t["id"], int)],
+                            [t["upos"] for t in s if isinstance(t["id"], int)])
+    words = raw["Words"].gold
+    assert evaluation.words.total == words == raw["UAS"].aligned
+    assert evaluation.words.heads == raw["UAS"].correct < words
+    assert evaluation.words.labelled == raw["LAS"].correct < evaluation.words.heads
+    assert (evaluation.clas_correct, evaluation.clas_gold, evaluation.clas_predicted) == \
+        (raw["CLAS"].correct, raw["CLAS"].gold, raw["CLAS"].system)
+    assert evaluation.upos.heads == raw["UPOS"].correct < words

@@ -4,7 +4,8 @@ conventions), a tokenizer's scores, speed. Reading and writing CoNLL-U is
 from ..conllu_io import ConlluError, read_conllu, read_gold
 from ..graph import is_projective
 from .gold_tokens import Evaluation, evaluate_pipeline, evaluate_sentences, evaluate_trees
-from .raw_text import (RawTextEvaluation, Score, TextMismatchError, evaluate_pipeline_raw_text,
+from .metrics import Score
+from .raw_text import (RawTextEvaluation, TextMismatchError, evaluate_pipeline_raw_text,
                        evaluate_raw_text, evaluate_raw_text_files)
 from .speed import measure_speed
 

@@ -2,7 +2,9 @@
 
 Scores are over all syntactic words (integer ids), punctuation included;
 labels are compared on their universal part (before ':'); UPOS, XPOS and
-UFeats where the pipeline predicts them. Each gold sentence is parsed as one
+UFeats where the pipeline predicts them. The metrics are those of the
+raw-text scorer (`metrics`), every word aligned to itself, with breakdowns by
+projectivity, arc length, sentence length and label. Each gold sentence is parsed as one
 doc of its words (`conllu_io.sentence_doc`); a prediction file holds what the
 pipeline predicted and "_" elsewhere (`conllu_io.fill_sentence`).
 """
@@ -18,21 +20,11 @@ from spacy.tokens import Doc
 from ..conllu_io import (Tree, fill_sentence, gold_tree, is_word, read_gold, sentence_doc,
                          write_conllu)
 from ..graph import is_projective
-
-# Universal relations of content words (CLAS), as in the CoNLL 2018 evaluation.
-CONTENT_DEPRELS = frozenset(
-    "nsubj obj iobj csubj ccomp xcomp obl vocative expl dislocated advcl advmod "
-    "discourse nmod appos nummod acl amod conj fixed flat compound list parataxis "
-    "orphan goeswith reparandum root dep".split()
-)
+from .metrics import Word, matches, tree_words, universal_feats
 # Gold arc length buckets: |head - dependent| (the root arc is its own bucket).
 LENGTH_BUCKETS = (("root", 0, 0), ("1", 1, 1), ("2", 2, 2), ("3-6", 3, 6), ("7+", 7, 10**9))
 # Sentence length in words: where a greedy parser's early errors compound.
 SENTENCE_LENGTH_BUCKETS = (("1-10", 1, 10), ("11-20", 11, 20), ("21-30", 21, 30), ("31+", 31, 10**9))
-
-
-def universal(label: str) -> str:
-    return label.split(":", 1)[0].lower()
 
 
 def parse_docs(nlp: Language, sentences: Sequence[conllu.TokenList],
@@ -50,26 +42,6 @@ def doc_tree(doc: Doc) -> Tree:
                          "sentences are parsed as single docs and need exactly one root.")
     # spaCy writes the UD label "root" as "ROOT"; write it back as UD does.
     return heads, ["root" if t.dep_ == "ROOT" else t.dep_ for t in doc]
-
-
-# The universal features, which UFeats compares (the CoNLL 2018 scorer's list).
-UNIVERSAL_FEATURES = frozenset(
-    "PronType NumType Poss Reflex Foreign Abbr Gender Animacy Number Case Definite Degree "
-    "VerbForm Mood Tense Aspect Voice Evident Polarity Person Polite".split()
-)
-
-
-def universal_feats(feats) -> str:
-    """A FEATS value (a string or the conllu library's dict) as its
-    universal features, sorted: what UFeats compares."""
-    if feats is None:
-        return ""
-    if isinstance(feats, str):
-        pairs = [item.split("=", 1) for item in feats.split("|") if item and item != "_"]
-        items = [(p[0], p[1] if len(p) > 1 else "") for p in pairs]
-    else:
-        items = [(k, "" if v is None else str(v)) for k, v in feats.items()]
-    return "|".join(sorted(f"{k}={v}" if v else k for k, v in items if k in UNIVERSAL_FEATURES))
 
 
 @dataclass
@@ -137,20 +109,26 @@ class Evaluation:
             self.add_upos([t["upos"] or "" for t in words], predicted["upos"])
         if predicted["xpos"] is not None:
             self._add_tags(self.xpos, [t["xpos"] or "" for t in words], predicted["xpos"],
-                           gold_needed=True)
+                           gold_needed=True, metric="XPOS", column="xpos")
         if predicted["feats"] is not None:
             self._add_tags(self.ufeats, [universal_feats(t["feats"]) for t in words],
-                           [universal_feats(f) for f in predicted["feats"]], predicted_needed=False)
+                           [universal_feats(f) for f in predicted["feats"]],
+                           predicted_needed=False, metric="UFeats", column="feats")
 
     @staticmethod
     def _add_tags(counts: Counts, gold: Sequence[str], predicted: Sequence[str],
-                  gold_needed: bool = False, predicted_needed: bool = True) -> None:
+                  gold_needed: bool = False, predicted_needed: bool = True,
+                  metric: str = "UPOS", column: str = "upos") -> None:
+        """Count the words whose tag was predicted (and, gold_needed, is in
+        the gold file), each correct as the metric says."""
         if len(gold) != len(predicted):
             raise ValueError("Gold and predicted sentences differ in length; "
                              "evaluation needs gold tokenization.")
-        for g, p in zip(gold, predicted):
+        gold_words = [Word(**{column: tag}) for tag in gold]
+        system_words = [Word(**{column: tag}) for tag in predicted]
+        for i, (g, p) in enumerate(zip(gold, predicted)):
             if (p or not predicted_needed) and (g or not gold_needed):
-                counts.add(g == p, True)
+                counts.add(matches(metric, gold_words, system_words, i, i), True)
 
     def add(self, gold: Tree, predicted: Tree) -> None:
         (gold_heads, gold_labels), (pred_heads, pred_labels) = gold, predicted
@@ -164,22 +142,25 @@ class Evaluation:
         n = len(gold_heads)
         sentence_part = self.by_sentence_length[
             next(name for name, lo, hi in SENTENCE_LENGTH_BUCKETS if lo <= n <= hi)]
-        for d, (gh, gl, ph, pl) in enumerate(zip(gold_heads, gold_labels, pred_heads, pred_labels), 1):
-            gl, pl = universal(gl), universal(pl)
-            head_ok, label_ok = gh == ph, gl == pl
+        gold_words, system_words = tree_words(*gold), tree_words(*predicted)
+        for d, (gh, gw, sw) in enumerate(zip(gold_heads, gold_words, system_words), 1):
+            # Every word is aligned to itself: the metrics of the raw-text scorer.
+            i = d - 1
+            head_ok = matches("UAS", gold_words, system_words, i, i)
+            label_ok = gw.deprel == sw.deprel
             self.words.add(head_ok, label_ok)
             part.add(head_ok, label_ok)
             sentence_part.add(head_ok, label_ok)
             length = 0 if gh == 0 else abs(gh - d)
             bucket = next(name for name, lo, hi in LENGTH_BUCKETS if lo <= length <= hi)
             self.by_length[bucket].add(head_ok, label_ok)
-            self.label_gold[gl] += 1
-            self.label_predicted[pl] += 1
-            self.label_correct[gl] += head_ok and label_ok
-            gold_content, pred_content = gl in CONTENT_DEPRELS, pl in CONTENT_DEPRELS
-            self.clas_gold += gold_content
-            self.clas_predicted += pred_content
-            self.clas_correct += gold_content and pred_content and head_ok and label_ok
+            labelled = matches("LAS", gold_words, system_words, i, i)
+            self.label_gold[gw.deprel] += 1
+            self.label_predicted[sw.deprel] += 1
+            self.label_correct[gw.deprel] += labelled
+            self.clas_gold += gw.content
+            self.clas_predicted += sw.content
+            self.clas_correct += gw.content and matches("CLAS", gold_words, system_words, i, i)
 
     @property
     def clas(self) -> float:

@@ -75,23 +75,18 @@ value), which only invalid CoNLL-U has.
 from __future__ import annotations
 
 import bisect
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Dict, List, Optional, Sequence, Tuple, Union
+from typing import Callable, Dict, List, NamedTuple, Optional, Sequence, Tuple, Union
 
 import conllu
 
 from ..conllu_io import doc_to_conllu, gold_documents, read_conllu, write_conllu
-from .gold_tokens import CONTENT_DEPRELS
-from .gold_tokens import universal_feats as _universal_feats
+from .metrics import WORD_METRICS, Score, Word, aligned_index, attach, count, universal_deprel
+from .metrics import universal_feats as _universal_feats
 
-# The CoNLL 2018 scorer's lists.
-FUNCTIONAL_DEPRELS = frozenset("aux cop mark det clf case cc".split())
 METRICS = ("Tokens", "Sentences", "Words", "UPOS", "XPOS", "UFeats", "AllTags", "Lemmas",
            "UAS", "LAS", "CLAS", "MLAS", "BLEX")
-
-ROOT = -1          # head of a root word
-UNALIGNED = None   # where a system word's head (or child) has no gold partner
 CONTEXT = 15       # characters shown either side of a text mismatch
 
 
@@ -101,39 +96,6 @@ class TextMismatchError(ValueError):
     def __init__(self, message: str, position: int):
         super().__init__(message)
         self.position = position
-
-
-@dataclass(frozen=True)
-class Score:
-    """Counts of one metric and precision, recall, F1 in percent (2 decimals)."""
-
-    gold: int
-    system: int
-    correct: int
-    aligned: Optional[int] = None   # per-word metrics (UPOS...BLEX): pairs counted
-    precision: float = field(init=False)
-    recall: float = field(init=False)
-    f1: float = field(init=False)
-
-    def __post_init__(self):
-        object.__setattr__(self, "precision", _percent(self.correct, self.system))
-        object.__setattr__(self, "recall", _percent(self.correct, self.gold))
-        object.__setattr__(self, "f1", _percent(2 * self.correct, self.gold + self.system))
-
-    @property
-    def aligned_accuracy(self) -> Optional[float]:
-        """correct / aligned in percent (2 decimals); None for Tokens,
-        Sentences and Words, as in the official report."""
-        return None if self.aligned is None else _percent(self.correct, self.aligned)
-
-    def to_dict(self) -> Dict[str, Union[int, float, None]]:
-        return {"precision": self.precision, "recall": self.recall, "f1": self.f1,
-                "gold": self.gold, "system": self.system, "correct": self.correct,
-                "aligned": self.aligned}
-
-
-def _percent(numerator: int, denominator: int) -> float:
-    return round(100 * (numerator / denominator), 2) if denominator else 0.0
 
 
 @dataclass(frozen=True)
@@ -162,24 +124,13 @@ class RawTextEvaluation:
 # Reading one side
 
 
-@dataclass
-class _Word:
+class _Surface(NamedTuple):
+    """Where a word is in the text, which alignment reads."""
     start: int
     end: int
     in_mwt: bool
     form: str        # what LCS alignment compares: lowercased (outside multi-word
                      # tokens whitespace removed, as in the text; inside, as written)
-    lemma: str
-    upos: str
-    xpos: str
-    feats: str       # universal features, sorted, joined by "|"
-    deprel: str      # universal part
-    head: int = ROOT                       # index into the side's words
-    children: List[int] = field(default_factory=list)   # functional ones
-
-    @property
-    def content(self) -> bool:
-        return self.deprel in CONTENT_DEPRELS
 
 
 @dataclass
@@ -188,7 +139,8 @@ class _Side:
     text: str
     tokens: List[Tuple[int, int]]
     sentences: List[Tuple[int, int]]
-    words: List[_Word]
+    surfaces: List[_Surface]
+    words: List[Word]
     token_origin: List[Tuple[int, str]]   # per token: sentence index, FORM as written
     sentence_names: List[str]
 
@@ -215,7 +167,7 @@ def _sentence_name(sentence, number: int) -> str:
 
 def _read_side(sentences: Sequence[conllu.TokenList], name: str) -> _Side:
     pieces: List[str] = []
-    tokens, spans, words, origin, names = [], [], [], [], []
+    tokens, spans, surfaces, words, origin, names = [], [], [], [], [], []
     offset = 0
     for number, sentence in enumerate(sentences):
         where = _sentence_name(sentence, number)
@@ -259,10 +211,10 @@ def _read_side(sentences: Sequence[conllu.TokenList], name: str) -> _Side:
                 (start, end), compared = mwt_span, form
             else:
                 (start, end), compared = surface(form), _strip(form)
-            words.append(_Word(start, end, tid <= mwt_last, compared.lower(),
-                               _value(token, "lemma"), _value(token, "upos"),
-                               _value(token, "xpos"), _universal_feats(token.get("feats")),
-                               _value(token, "deprel").split(":", 1)[0]))
+            surfaces.append(_Surface(start, end, tid <= mwt_last, compared.lower()))
+            words.append(Word(_value(token, "lemma"), _value(token, "upos"),
+                              _value(token, "xpos"), _universal_feats(token.get("feats")),
+                              universal_deprel(_value(token, "deprel"))))
             heads.append(token.get("head"))
         if mwt_last >= expected:
             fail(f"multi-word token ends at word {mwt_last}, after the last word")
@@ -270,11 +222,12 @@ def _read_side(sentences: Sequence[conllu.TokenList], name: str) -> _Side:
             fail("no words")
         _attach(words, first_word, heads, fail)
         spans.append((sentence_start, offset))
-    return _Side(name, "".join(pieces), tokens, spans, words, origin, names)
+    return _Side(name, "".join(pieces), tokens, spans, surfaces, words, origin, names)
 
 
-def _attach(words: List[_Word], first: int, heads: List, fail: Callable) -> None:
-    """Set the heads and functional children of one sentence's words."""
+def _attach(words: List[Word], first: int, heads: List, fail: Callable) -> None:
+    """Check one sentence's heads (a tree) and set its words' heads and
+    functional children."""
     n = len(heads)
     for i, head in enumerate(heads):
         if not isinstance(head, int) or isinstance(head, bool) or not 0 <= head <= n:
@@ -288,12 +241,7 @@ def _attach(words: List[_Word], first: int, heads: List, fail: Callable) -> None
                 fail(f"word {i + 1} is on a cycle of heads")
             seen.add(node - 1)
             node = heads[node - 1]
-    for i, head in enumerate(heads):
-        word = words[first + i]
-        if head:
-            word.head = first + head - 1
-            if word.deprel in FUNCTIONAL_DEPRELS:
-                words[word.head].children.append(first + i)
+    attach(words, first, heads)
 
 
 # ---------------------------------------------------------------------------
@@ -325,7 +273,7 @@ def _check_text(gold: _Side, system: _Side) -> None:
 # Word alignment
 
 
-def _region(gold: List[_Word], system: List[_Word], gi: int, si: int):
+def _region(gold: List[_Surface], system: List[_Surface], gi: int, si: int):
     """Bounds (g0, s0, g1, s1) of the multi-word region starting at gold[gi] or
     system[si] (one of which is in a multi-word token); see the docstring."""
     if gold[gi].in_mwt:
@@ -338,7 +286,7 @@ def _region(gold: List[_Word], system: List[_Word], gi: int, si: int):
             gi += 1
     g0, s0 = gi, si
 
-    def within(words: List[_Word], i: int) -> bool:
+    def within(words: List[_Surface], i: int) -> bool:
         if i >= len(words):
             return False
         word = words[i]
@@ -376,7 +324,7 @@ def _lcs(a: Sequence[str], b: Sequence[str]) -> List[Tuple[int, int]]:
     return pairs
 
 
-def _align(gold: List[_Word], system: List[_Word]) -> List[Tuple[int, int]]:
+def _align(gold: List[_Surface], system: List[_Surface]) -> List[Tuple[int, int]]:
     """(gold index, system index) of the aligned words, in order."""
     pairs, gi, si = [], 0, 0
     while gi < len(gold) and si < len(system):
@@ -403,64 +351,17 @@ def _span_score(gold: List[Tuple[int, int]], system: List[Tuple[int, int]]) -> S
     return Score(len(gold), len(system), len(set(gold) & set(system)))
 
 
-Key = Callable[[_Word, Callable[[int], Optional[int]], List[_Word], _Word], object]
-
-
-def _keys() -> Dict[str, Tuple[Key, bool]]:
-    """Per word metric: its key (word, head/child mapper, the side's words,
-    the aligned gold word) and whether it counts content words only."""
-
-    def lemma(w, gold_partner):
-        return w.lemma if gold_partner.lemma != "_" else "_"
-
-    def labelled(w, m, words, g):
-        return m(w.head), w.deprel
-
-    def morpho(w, m, words, g):
-        children = tuple((m(c), words[c].deprel, words[c].upos, words[c].feats)
-                         for c in w.children)
-        return m(w.head), w.deprel, w.upos, w.feats, children
-
-    return {
-        "UPOS": (lambda w, m, words, g: w.upos, False),
-        "XPOS": (lambda w, m, words, g: w.xpos, False),
-        "UFeats": (lambda w, m, words, g: w.feats, False),
-        "AllTags": (lambda w, m, words, g: (w.upos, w.xpos, w.feats), False),
-        "Lemmas": (lambda w, m, words, g: lemma(w, g), False),
-        "UAS": (lambda w, m, words, g: m(w.head), False),
-        "LAS": (labelled, False),
-        "CLAS": (labelled, True),
-        "MLAS": (morpho, True),
-        "BLEX": (lambda w, m, words, g: (m(w.head), w.deprel, lemma(w, g)), True),
-    }
-
-
 def _evaluate(gold: _Side, system: _Side) -> RawTextEvaluation:
     _check_text(gold, system)
-    pairs = _align(gold.words, system.words)
-    to_gold = {s: g for g, s in pairs}
-
-    def gold_map(i: int) -> Optional[int]:
-        return i
-
-    def system_map(i: int) -> Optional[int]:
-        return ROOT if i == ROOT else to_gold.get(i, UNALIGNED)
-
+    pairs = _align(gold.surfaces, system.surfaces)
+    to_gold = aligned_index({s: g for g, s in pairs})
     scores = {
         "Tokens": _span_score(gold.tokens, system.tokens),
         "Sentences": _span_score(gold.sentences, system.sentences),
         "Words": Score(len(gold.words), len(system.words), len(pairs)),
     }
-    for name, (key, content_only) in _keys().items():
-        counted = [(g, s) for g, s in pairs if not content_only or gold.words[g].content]
-        correct = 0
-        for g, s in counted:
-            gw, sw = gold.words[g], system.words[s]
-            correct += key(gw, gold_map, gold.words, gw) == key(sw, system_map, system.words, gw)
-        scores[name] = Score(
-            sum(1 for w in gold.words if not content_only or w.content),
-            sum(1 for w in system.words if not content_only or w.content),
-            correct, len(counted))
+    for name in WORD_METRICS:
+        scores[name] = count(name, gold.words, system.words, pairs, to_gold)
     return RawTextEvaluation({name: scores[name] for name in METRICS})
 
 
