@@ -105,7 +105,7 @@ def run(args) -> int:
     docs = training_docs(args.corpus, args.lang, args.seed, args.steps * args.batch_size)
     pipelines = []
     for name in names:
-        nlp = build(name, args.lang, args.seed)
+        nlp = build(name, args.lang, args.seed, args.corpus)
         examples = [Example(nlp.make_doc(doc.text), doc) for doc in docs]
         optimizer = nlp.initialize(lambda: examples[:500])
         pipelines.append((name, nlp, optimizer, examples))

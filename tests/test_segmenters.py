@@ -108,7 +108,8 @@ def test_senters_train_save_load_pickle_and_read_across_sentences(
 def test_shared_senter_reads_the_shared_encoder_over_the_whole_text():
     config = filled_config(pipeline="full", senter="shared")
     assert config["nlp"]["pipeline"][:2] == ["tok2vec", "senter"]
-    assert config["components"]["tok2vec"]["model"]["sentences"] is False
+    encoder = config["components"]["tok2vec"]["model"]
+    assert encoder["sentences"] is False and (encoder["window"], encoder["overlap"]) == (64, 32)
     listener = config["components"]["senter"]["model"]["tok2vec"]["layer"]
     assert listener["@architectures"] == "spacy.Tok2VecListener.v1"
     assert listener["upstream"] == "tok2vec"

@@ -414,10 +414,10 @@ def test_plateau_schedule_is_an_optimizer_schedule_fed_by_the_logger():
 # -- the BiLSTM over sentences ------------------------------------------------------
 
 
-def sentence_encoder(sentences=True):
+def sentence_encoder(sentences=True, window=0, overlap=0):
     return spacy.registry.resolve({"m": {
         "@architectures": "spacy_nonmono.BiLSTMEncoder.v1", "width": 6, "depth": 2,
-        "sentences": sentences,
+        "sentences": sentences, "window": window, "overlap": overlap,
         "tok2vec": {"@architectures": "spacy_nonmono.WordEmbed.v1", "width": 4, "min_freq": 1,
                     "word_dropout": 0.0, "chars": None}}})["m"]
 
@@ -456,3 +456,63 @@ def test_bilstm_by_sentence_gradients():
         return sum(float((Y.astype("d") * d).sum()) for Y, d in zip(Ys, d_output))
 
     check_gradients(model, docs, loss, d_output, all_params(model))
+
+
+# -- the BiLSTM over windows of a whole doc ------------------------------------------
+
+
+WINDOW_WORDS = "a b c d e f g h i j k".split()
+
+
+def windowed(window, overlap):
+    model = sentence_encoder(sentences=False, window=window, overlap=overlap)
+    set_word_counts(model.layers[0], Counter(WINDOW_WORDS))
+    model.initialize(X=docs_of(" ".join(WINDOW_WORDS)))
+    return model
+
+
+def test_windows_read_each_piece_with_its_context():
+    """Each token's output is the LSTM's over its piece and the piece's
+    context, read as one sequence (brute force: that span alone); with
+    context covering the doc, the whole doc's; sentence starts change
+    nothing."""
+    from spacy_nonmono.models.encoders import doc_pieces
+
+    model = windowed(3, 2)
+    doc = Doc(VOCAB, words=WINDOW_WORDS, sent_starts=[True] + [False] * 10)
+    tok2vec, lstm = model.layers
+    Y = model.predict([doc, Doc(VOCAB, words=[])])
+    assert Y[1].shape == (0, 6)
+    X = tok2vec.predict([doc])[0]
+    pieces = doc_pieces(doc, 3, 2)
+    assert pieces[0] == (0, 5, 0, 3) and pieces[1] == (1, 8, 3, 6) and pieces[-1] == (7, 11, 9, 11)
+    for start, end, a, b in pieces:
+        alone = lstm.predict([X[start:end]])[0]
+        numpy.testing.assert_allclose(Y[0][a:b], alone[a - start:b - start], rtol=1e-5)
+    # Context over the whole doc: the whole doc's outputs.
+    model.attrs["overlap"] = 20
+    whole = lstm.predict([X])[0]
+    numpy.testing.assert_allclose(model.predict([doc])[0], whole, rtol=1e-5, atol=1e-6)
+
+
+def test_window_gradients():
+    model = windowed(2, 1)
+    docs = [Doc(VOCAB, words="a b c d e".split()), Doc(VOCAB, words=[]),
+            Doc(VOCAB, words="e d".split())]
+    rng = numpy.random.default_rng(5)
+    d_output = [rng.normal(size=(len(d), 6)).astype("f") for d in docs]
+    _, backprop = model.begin_update(docs)
+    backprop(d_output)
+
+    def loss(Ys):
+        return sum(float((Y.astype("d") * d).sum()) for Y, d in zip(Ys, d_output))
+
+    check_gradients(model, docs, loss, d_output, all_params(model))
+
+
+def test_window_settings_are_checked():
+    for bad, match in (({"window": -1}, "token counts"), ({"overlap": 2}, "token counts"),
+                       ({"window": 4, "sentences": True}, "sentences = true")):
+        settings = {"sentences": False, **bad}
+        with pytest.raises(ValueError, match=match):
+            sentence_encoder(**settings)

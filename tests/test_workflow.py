@@ -731,13 +731,15 @@ def test_train_speed_command(tmp_path):
 
     corpus = tmp_path / "train.spacy"
     DocBin(docs=sample_docs("train", limit=40)).to_disk(corpus)
+    # A +full system counts its vocabulary from the corpus.
     out = lab("train-speed", corpus, "--lang", "en", "--systems",
-              "arc_standard-static,arc_standard+proj_none", "--steps", "2", "--batch-size", "4",
-              "--json", tmp_path / "speed.json", cwd=tmp_path)
+              "arc_standard-static,arc_standard+proj_none,mst+global+full", "--steps", "2",
+              "--batch-size", "4", "--json", tmp_path / "speed.json", cwd=tmp_path)
     assert "| arc_standard-static |" in out and "| arc_standard+proj_none |" in out
     data = json.loads((tmp_path / "speed.json").read_text())
     assert [row["system"] for row in data["systems"]] == ["arc_standard-static",
-                                                         "arc_standard+proj_none"]
+                                                         "arc_standard+proj_none",
+                                                         "mst+global+full"]
     assert data["systems"][0]["ratio"] == 1.0 and data["systems"][1]["seconds"] > 0
     bad = lab("train-speed", corpus, "--systems", "covington+proj_optimal", cwd=tmp_path,
               check=False)

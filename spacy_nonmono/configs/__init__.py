@@ -329,6 +329,7 @@ def positional_xpos(config: Config) -> Config:
 BILSTM_SENTER = {
     "@architectures": "spacy_nonmono.BiLSTMEncoder.v1", "width": 128, "depth": 2,
     "dropout": 0.2, "layer_dropout": 0.3, "sentences": False, "recurrent_dropout": 0.0,
+    "window": 0, "overlap": 0,
     "tok2vec": {"@architectures": "spacy_nonmono.WordEmbed.v1", "width": 64, "min_freq": 5,
                 "word_dropout": 2.5, "token_dropout": 0.1, "vocabulary": True,
                 "vectors": None, "combine": "sum",
@@ -350,19 +351,28 @@ def bilstm_senter(config: Config) -> Config:
     return config
 
 
+# The shared encoder under the shared senter reads a doc in pieces of 64
+# tokens with 32 of context each side: read whole, a document of raw text
+# is one sequence, one step per token (0.78x the words/s on Gothic); in
+# pieces, its speed and scores are those of whole-doc reading (Gothic test,
+# docs/results/sentences).
+SHARED_WINDOW, SHARED_OVERLAP = 64, 32
+
+
 def shared_senter(config: Config) -> Config:
     """Put the pipeline's `senter` on the shared encoder (in place): the
     shared BiLSTM reads the whole text, across sentence boundaries, instead
-    of sentence by sentence (`sentences = false`), and the senter, after it,
-    reads its vectors through a listener, training it with a share of its
-    gradient as the taggers do. The parser then reads vectors of words in
-    context across sentences, on raw text as in training (whose docs keep
-    several consecutive sentences)."""
+    of sentence by sentence (`sentences = false`, in overlapping pieces),
+    and the senter, after it, reads its vectors through a listener, training
+    it with a share of its gradient as the taggers do. The parser then reads
+    vectors of words in context across sentences, on raw text as in training
+    (whose docs keep several consecutive sentences)."""
     components = config["components"]
     if "senter" not in components or "tok2vec" not in components:
         raise ValueError("shared_senter: the pipeline has no `senter` and shared `tok2vec` "
                          "(the full pipeline has both: init-config --pipeline full).")
-    components["tok2vec"]["model"]["sentences"] = False
+    components["tok2vec"]["model"].update(sentences=False, window=SHARED_WINDOW,
+                                          overlap=SHARED_OVERLAP)
     components["senter"]["model"]["tok2vec"] = {
         "@architectures": "spacy_nonmono.ScaleGradient.v1", "scale": 0.2,
         "layer": {"@architectures": "spacy.Tok2VecListener.v1",

@@ -10,7 +10,12 @@ alike: comparisons keep one encoder for every system.
 
 Each doc is one sequence: the LSTM reads a doc's tokens in order, across its
 sentence boundaries (the parsers call the model on whole docs). Empty docs
-give (0, width) arrays and never reach the LSTM.
+give (0, width) arrays and never reach the LSTM. With `sentences = true` each
+sentence is one sequence instead; with `window = W`, a long doc is read in
+pieces of W tokens, each with `overlap` tokens of context on either side
+(read, then dropped), so that every token sees at least `overlap` tokens each
+side and the pieces of a batch run side by side: a whole document of raw text
+costs what its sentences would, rather than one step per token in one row.
 
 An example block (here for spaCy's parser; for `nonmono_parser` the section
 is `[components.nonmono_parser.model.tok2vec]`)::
@@ -83,6 +88,8 @@ def BiLSTMEncoder(
     layer_dropout: float = 0.0,
     sentences: bool = False,
     recurrent_dropout: float = 0.0,
+    window: int = 0,
+    overlap: int = 0,
 ) -> Model[List[Doc], List[Floats2d]]:
     """A bidirectional LSTM over the vectors of `tok2vec`.
 
@@ -99,13 +106,24 @@ def BiLSTMEncoder(
         same contexts on raw text.
     recurrent_dropout: dropout on the previous hidden state each step reads,
         one mask per sequence, layer and direction, in training, in [0, 1).
+    window: with sentences false, read a doc in pieces of this many tokens
+        (0: the whole doc as one sequence), each with `overlap` tokens of
+        context on either side.
+    overlap: the context of a piece, in tokens on either side.
     """
+    if window < 0 or overlap < 0 or (overlap and not window):
+        raise ValueError(f"BiLSTMEncoder: window and overlap are token counts (overlap with a "
+                         f"window only), not window={window}, overlap={overlap}")
+    if window and sentences:
+        raise ValueError("BiLSTMEncoder: a window reads whole docs in pieces; with "
+                         "sentences = true each sentence is one sequence already")
     t2v_width = tok2vec.get_dim("nO") if tok2vec.has_dim("nO") else None
     lstm = BiLSTM(width, depth=depth, dropout=dropout, nI=t2v_width, layer_dropout=layer_dropout,
                   recurrent_dropout=recurrent_dropout)
-    if sentences:
-        model = Model("bilstm_by_sentence", _by_sentence_forward, layers=[tok2vec, lstm],
-                      init=_by_sentence_init, dims={"nO": width})
+    if sentences or window:
+        model = Model("bilstm_by_piece", _by_piece_forward, layers=[tok2vec, lstm],
+                      init=_by_sentence_init, dims={"nO": width},
+                      attrs={"window": window, "overlap": overlap})
     else:
         model = chain(tok2vec, lstm)
     model.set_dim("nO", width)
@@ -122,29 +140,51 @@ def _by_sentence_init(model: Model, X: Optional[List[Doc]] = None, Y=None) -> No
     lstm.initialize()
 
 
-def _by_sentence_forward(model: Model, docs: List[Doc], is_train: bool):
-    """The LSTM over each sentence of each doc (the whole doc where no
-    boundaries are set)."""
+def doc_pieces(doc: Doc, window: int, overlap: int) -> List[Tuple[int, int, int, int]]:
+    """The sequences the LSTM reads of a doc, as (start, end, kept_start,
+    kept_end): what it reads, and the tokens whose outputs it gives. Without
+    a window, each sentence (the whole doc where no boundaries are set);
+    with one, pieces of `window` tokens with `overlap` tokens of context."""
+    n = len(doc)
+    if not window:
+        if n and doc.has_annotation("SENT_START"):
+            return [(s.start, s.end, s.start, s.end) for s in doc.sents]
+        return [(0, n, 0, n)]
+    return [(max(0, a - overlap), min(n, a + window + overlap), a, min(n, a + window))
+            for a in range(0, n, window)] or [(0, 0, 0, 0)]
+
+
+def _by_piece_forward(model: Model, docs: List[Doc], is_train: bool):
+    """The LSTM over the pieces of each doc (`doc_pieces`), read side by
+    side; each token's output from the piece that keeps it."""
     tok2vec, lstm = model.layers
+    window, overlap = model.attrs["window"], model.attrs["overlap"]
     vectors, backprop_tok2vec = tok2vec(docs, is_train)
-    bounds = [[(s.start, s.end) for s in doc.sents] if len(doc) and
-              doc.has_annotation("SENT_START") else [(0, len(doc))] for doc in docs]
-    pieces = [X[start:end] for X, doc_bounds in zip(vectors, bounds) for start, end in doc_bounds]
-    outputs, backprop_lstm = lstm(pieces, is_train)
+    pieces = [doc_pieces(doc, window, overlap) for doc in docs]
+    outputs, backprop_lstm = lstm([X[start:end] for X, doc_pieces_ in zip(vectors, pieces)
+                                   for start, end, _, _ in doc_pieces_], is_train)
     xp = model.ops.xp
     Ys, at = [], 0
-    for doc_bounds in bounds:
-        Ys.append(xp.concatenate(outputs[at:at + len(doc_bounds)]))
-        at += len(doc_bounds)
+    for doc_pieces_ in pieces:
+        Ys.append(xp.concatenate([outputs[at + k][a - start:b - start]
+                                  for k, (start, _, a, b) in enumerate(doc_pieces_)]))
+        at += len(doc_pieces_)
 
     def backprop(dYs: List[Floats2d]) -> List:
-        d_pieces = [dY[start:end] for dY, doc_bounds in zip(dYs, bounds)
-                    for start, end in doc_bounds]
-        d_out, at = [], 0
+        d_pieces = []
+        for dY, doc_pieces_ in zip(dYs, pieces):
+            for start, end, a, b in doc_pieces_:
+                d = xp.zeros((end - start, dY.shape[1]), dtype=dY.dtype)
+                d[a - start:b - start] = dY[a:b]
+                d_pieces.append(d)
         d_inputs = backprop_lstm(d_pieces)
-        for doc_bounds in bounds:
-            d_out.append(xp.concatenate(d_inputs[at:at + len(doc_bounds)]))
-            at += len(doc_bounds)
+        d_out, at = [], 0
+        for X, doc_pieces_ in zip(vectors, pieces):
+            dX = xp.zeros_like(X)
+            for k, (start, end, _, _) in enumerate(doc_pieces_):
+                dX[start:end] += d_inputs[at + k]
+            d_out.append(dX)
+            at += len(doc_pieces_)
         return backprop_tok2vec(d_out)
 
     return Ys, backprop
