@@ -59,9 +59,12 @@ def add_parser(commands) -> None:
                    help="Share of training docs whose sentences get a closing full stop")
     p.add_argument("--remove-punctuation", type=float, default=0.0,
                    help="Share of training docs without their punctuation")
-    p.add_argument("--max-steps", type=int, default=8000)
-    p.add_argument("--eval-frequency", type=int, default=200)
-    p.add_argument("--patience", type=int, default=4000)
+    p.add_argument("--max-steps", type=int, default=8000,
+                   help="Training updates at most (the workflow's schedule)")
+    p.add_argument("--eval-frequency", type=int, default=200,
+                   help="Updates between dev checks")
+    p.add_argument("--patience", type=int, default=4000,
+                   help="Stop after this many updates without a better dev F1")
     p.set_defaults(run=run)
 
 

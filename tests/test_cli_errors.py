@@ -219,7 +219,7 @@ PRODUCT_COMMANDS = {"init-config", "evaluate", "speed", "coverage", "ensemble", 
 LAB_COMMANDS = {"benchmark", "workflow", "oracle-bounds", "oracle-timing", "arc-moves",
                 "oracle-moves", "profile", "length-cost", "projectivization",
                 "optimal-step-timing", "train-speed", "beam-widths", "raw-text", "vectors",
-                "gpu-check", "tokenization", "text-cost", "records"}
+                "gpu-check", "tokenization", "text-cost", "records", "segmenters"}
 
 
 def subcommands(lab=False):

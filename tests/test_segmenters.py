@@ -237,3 +237,30 @@ def test_document_blocks_split_at_newdoc_and_keep_every_sentence():
     # No # newdoc: one document; the sentences as they were.
     plain = "\n".join([sentence(1), sentence(2)]) + "\n"
     assert document_blocks(plain) == [plain]
+
+
+@pytest.mark.slow
+def test_segmenters_command_trains_scores_and_reuses(tmp_path):
+    """`python -m benchmarks segmenters` trains a senter alone on a treebank
+    (here the shipped sample), scores it on whole documents as they are and
+    with every sentence closed by a full stop, writes one record per run and
+    a table, and reuses the trained senter; a bad name is one error line."""
+    import json
+
+    from conftest import SAMPLE, run_command
+
+    ud = tmp_path / "ud"
+    ud.mkdir()
+    (ud / "sample").symlink_to(SAMPLE)
+    args = ["segmenters", "--ud-dir", ud, "--treebanks", "sample", "--root", tmp_path / "bench",
+            "--senters", "cnn", "--max-steps", "4", "--eval-frequency", "2"]
+    out = run_command(*args, cwd=tmp_path, lab=True, check=True).stdout
+    assert "| cnn | 1 |" in out
+    folder = tmp_path / "bench" / "segmenters" / "sample"
+    record = json.loads((folder / "cnn.as-is.as-is.json").read_text())
+    assert 0 <= record["test"]["f1"] <= 100 and record["train_minutes"] > 0
+    marked = run_command(*args, "--test-text", "marked", cwd=tmp_path, lab=True, check=True)
+    assert "training" not in marked.stderr + marked.stdout.split("|")[0]
+    assert json.loads((folder / "cnn.as-is.marked.json").read_text())["train_minutes"] is None
+    bad = run_command(*args[:-6], "--senters", "crf", cwd=tmp_path, lab=True)
+    assert bad.returncode == 2 and "unknown senter 'crf'" in bad.stderr
