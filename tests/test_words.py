@@ -441,13 +441,9 @@ def test_bilstm_reads_each_sentence_alone_when_boundaries_are_set():
     numpy.testing.assert_allclose(Y[0], Y[1], rtol=1e-6)
 
 
-def test_bilstm_by_sentence_gradients():
-    model = sentence_encoder()
-    set_word_counts(model.layers[0], Counter("a b c d e".split()))
-    docs = [Doc(VOCAB, words="a b c d e".split(), sent_starts=[True, False, True, False, False]),
-            Doc(VOCAB, words=[]), Doc(VOCAB, words="e d".split())]
-    model.initialize(X=docs)
-    rng = numpy.random.default_rng(4)
+def check_encoder_gradients(model, docs, seed):
+    """The encoder's gradients of a random linear loss, by finite differences."""
+    rng = numpy.random.default_rng(seed)
     d_output = [rng.normal(size=(len(d), 6)).astype("f") for d in docs]
     _, backprop = model.begin_update(docs)
     backprop(d_output)
@@ -456,6 +452,15 @@ def test_bilstm_by_sentence_gradients():
         return sum(float((Y.astype("d") * d).sum()) for Y, d in zip(Ys, d_output))
 
     check_gradients(model, docs, loss, d_output, all_params(model))
+
+
+def test_bilstm_by_sentence_gradients():
+    model = sentence_encoder()
+    set_word_counts(model.layers[0], Counter("a b c d e".split()))
+    docs = [Doc(VOCAB, words="a b c d e".split(), sent_starts=[True, False, True, False, False]),
+            Doc(VOCAB, words=[]), Doc(VOCAB, words="e d".split())]
+    model.initialize(X=docs)
+    check_encoder_gradients(model, docs, 4)
 
 
 # -- the BiLSTM over windows of a whole doc ------------------------------------------
@@ -499,15 +504,7 @@ def test_window_gradients():
     model = windowed(2, 1)
     docs = [Doc(VOCAB, words="a b c d e".split()), Doc(VOCAB, words=[]),
             Doc(VOCAB, words="e d".split())]
-    rng = numpy.random.default_rng(5)
-    d_output = [rng.normal(size=(len(d), 6)).astype("f") for d in docs]
-    _, backprop = model.begin_update(docs)
-    backprop(d_output)
-
-    def loss(Ys):
-        return sum(float((Y.astype("d") * d).sum()) for Y, d in zip(Ys, d_output))
-
-    check_gradients(model, docs, loss, d_output, all_params(model))
+    check_encoder_gradients(model, docs, 5)
 
 
 def test_window_settings_are_checked():
