@@ -88,11 +88,13 @@ def gold_docs(path: Path, text: str, n_sents: int = 0) -> list:
 
 
 def senter_config(senter: str, paths: Dict[str, str], args, seed: int):
-    """The full pipeline's config (`init-config --pipeline full --senter S`)
-    with its senter alone, chosen by dev sentence F1."""
+    """The full pipeline's config (`init-config --pipeline full --senter S
+    --add-marks A --remove-punctuation R`) with its senter alone, chosen by
+    dev sentence F1."""
     from spacy_nonmono.configs import filled_config
 
-    config = filled_config(pipeline="full", senter=senter)
+    config = filled_config(pipeline="full", senter=senter, add_marks=args.add_marks,
+                           remove_punctuation=args.remove_punctuation)
     config["nlp"]["pipeline"] = ["senter"]
     config["components"] = {"senter": config["components"]["senter"]}
     config["initialize"]["components"] = {}
@@ -106,10 +108,6 @@ def senter_config(senter: str, paths: Dict[str, str], args, seed: int):
                     patience=args.patience)
     config["system"]["seed"] = seed
     config["paths"].update(paths)
-    if args.add_marks or args.remove_punctuation:
-        config["corpora"]["train"]["augmenter"] = {
-            "@augmenters": "spacy_nonmono.punctuation_augmenter.v1", "add": args.add_marks,
-            "remove": args.remove_punctuation, "mark": "."}
     return config
 
 
