@@ -16,7 +16,7 @@ from thinc.api import fix_random_seed
 
 from benchmarks.system_names import parse_system, training_config
 from test_full_pipeline import SMALL, assert_round_trips, full_corpora  # noqa: F401
-from spacy_nonmono.configs import bilstm_senter, config_path, filled_config
+from spacy_nonmono.configs import bilstm_senter, config_path, filled_config, shared_senter
 
 SENTER = "components.senter.model.tok2vec."
 SMALL_SENTER = {SENTER + "width": 16, SENTER + "tok2vec.width": 8,
@@ -38,6 +38,9 @@ def test_senter_setting_makes_the_bilstm_senter_and_checks_its_name():
         filled_config(pipeline="full", senter="crf")
     with pytest.raises(ValueError, match="has no `senter`"):
         bilstm_senter(filled_config(pipeline="parser"))
+    for pipeline in ("parser", "transformer"):
+        with pytest.raises(ValueError, match="a setting of the full pipeline"):
+            filled_config(pipeline=pipeline, senter="shared")
 
 
 def test_bilstm_senter_reads_static_vectors_with_the_pipeline(tmp_path):
@@ -114,7 +117,7 @@ def test_shared_senter_reads_the_shared_encoder_over_the_whole_text():
     assert listener["@architectures"] == "spacy.Tok2VecListener.v1"
     assert listener["upstream"] == "tok2vec"
     with pytest.raises(ValueError, match="has no `senter` and shared `tok2vec`"):
-        filled_config(pipeline="parser", senter="shared")
+        shared_senter(filled_config(pipeline="parser"))
 
 
 # -- training text with and without punctuation ---------------------------------------

@@ -138,11 +138,13 @@ def filled_config(
     component.update({key: value for key, value in settings.items() if value is not None})
     if lang is not None:
         config["nlp"]["lang"] = lang
-    if senter in SENTERS:
-        SENTERS[senter](config)
-    else:
+    if senter not in SENTERS:
         raise ValueError(f"Unknown senter {senter!r}: expected one of "
                          f"{', '.join(repr(name) for name in SENTERS)}.")
+    if senter != "cnn" and pipeline != "full":
+        raise ValueError(f"senter {senter!r} is a setting of the full pipeline "
+                         "(pipeline \"full\"), whose senter it replaces.")
+    SENTERS[senter](config)
     if add_marks or remove_punctuation:
         augment_punctuation(config, add_marks, remove_punctuation)
     if vectors is not None:
