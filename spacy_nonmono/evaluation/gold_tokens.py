@@ -131,7 +131,7 @@ class Evaluation:
                 counts.add(matches(metric, gold_words, system_words, i, i), True)
 
     def add(self, gold: Tree, predicted: Tree) -> None:
-        (gold_heads, gold_labels), (pred_heads, pred_labels) = gold, predicted
+        gold_heads, pred_heads = gold[0], predicted[0]
         if len(gold_heads) != len(pred_heads):
             raise ValueError("Gold and predicted sentences differ in length; "
                              "evaluation needs gold tokenization.")
@@ -143,15 +143,14 @@ class Evaluation:
         sentence_part = self.by_sentence_length[
             next(name for name, lo, hi in SENTENCE_LENGTH_BUCKETS if lo <= n <= hi)]
         gold_words, system_words = tree_words(*gold), tree_words(*predicted)
-        for d, (gh, gw, sw) in enumerate(zip(gold_heads, gold_words, system_words), 1):
-            # Every word is aligned to itself: the metrics of the raw-text scorer.
-            i = d - 1
+        # Every word is aligned to itself: the metrics of the raw-text scorer.
+        for i, (gh, gw, sw) in enumerate(zip(gold_heads, gold_words, system_words)):
             head_ok = matches("UAS", gold_words, system_words, i, i)
             label_ok = gw.deprel == sw.deprel
             self.words.add(head_ok, label_ok)
             part.add(head_ok, label_ok)
             sentence_part.add(head_ok, label_ok)
-            length = 0 if gh == 0 else abs(gh - d)
+            length = 0 if gh == 0 else abs(gh - (i + 1))
             bucket = next(name for name, lo, hi in LENGTH_BUCKETS if lo <= length <= hi)
             self.by_length[bucket].add(head_ok, label_ok)
             labelled = matches("LAS", gold_words, system_words, i, i)

@@ -122,7 +122,7 @@ def BiLSTMEncoder(
                   recurrent_dropout=recurrent_dropout)
     if sentences or window:
         model = Model("bilstm_by_piece", _by_piece_forward, layers=[tok2vec, lstm],
-                      init=_by_sentence_init, dims={"nO": width},
+                      init=_by_piece_init, dims={"nO": width},
                       attrs={"window": window, "overlap": overlap})
     else:
         model = chain(tok2vec, lstm)
@@ -132,7 +132,7 @@ def BiLSTMEncoder(
     return model
 
 
-def _by_sentence_init(model: Model, X: Optional[List[Doc]] = None, Y=None) -> None:
+def _by_piece_init(model: Model, X: Optional[List[Doc]] = None, Y=None) -> None:
     tok2vec, lstm = model.layers
     tok2vec.initialize(X=X)
     if tok2vec.has_dim("nO") and not lstm.has_dim("nI"):
