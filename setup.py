@@ -11,7 +11,7 @@ MODULES = [
     "spacy_nonmono.graph.ec_chart",
     "spacy_nonmono.graph.ec3_chart",
     "spacy_nonmono.graph.mst",
-    "spacy_nonmono.graph.tabular",
+    "spacy_nonmono.graph.split_grammars",
     "spacy_nonmono.systems.base",
     "spacy_nonmono.systems.covington",
     "spacy_nonmono.systems.covington_nm",

@@ -32,7 +32,7 @@ tree keeps, with three projectivizations of every sentence:
   there done with MaltParser);
 - optimal: a single-rooted projective tree with the most arcs in common with
   the gold tree (the tabular algorithm at the end of section 3,
-  `spacy_nonmono.graph.tabular.optimal_projectivization`; Table 6
+  `spacy_nonmono.graph.split_grammars.optimal_projectivization`; Table 6
   "optimal");
 - pseudo + deproj.: the lifted tree with its decorated labels put back by
   spaCy's `nonproj.deprojectivize`, i.e. what a pseudo-projective parser that
@@ -215,7 +215,7 @@ def measure_projectivization(path: Path, sentences, invalid: int, max_length: in
 
     from spacy_nonmono.conllu_io import gold_tree
     from spacy_nonmono.graph import is_projective
-    from spacy_nonmono.graph.tabular import optimal_projectivization
+    from spacy_nonmono.graph.split_grammars import optimal_projectivization
     from spacy_nonmono.pipeline.sentences import pseudo_projectivize
 
     vocab = Vocab()
@@ -432,7 +432,7 @@ class TimingWalk:
 
     def sentence(self, heads) -> None:
         from spacy_nonmono.graph import is_projective
-        from spacy_nonmono.graph.tabular import optimal_projectivization
+        from spacy_nonmono.graph.split_grammars import optimal_projectivization
 
         projective = is_projective(heads)
         proj_heads = list(heads) if projective else optimal_projectivization(heads)[0]

@@ -2,7 +2,7 @@
 optimal step, after Nederhof (2019), "Calculating the Optimal Step in
 Shift-Reduce Dependency Parsing: From Cubic to Linear Time".
 
-Independent of the Cython code in ``spacy_nonmono.graph.tabular`` and
+Independent of the Cython code in ``spacy_nonmono.graph.split_grammars`` and
 ``spacy_nonmono.systems.arc_standard``: everything here is exhaustive search
 over computations (or, for projectivization, enumeration of trees), with no
 grammar and no tabular algorithm.

@@ -1,7 +1,7 @@
 """The `arc_standard` system and its optimal-step oracle (Nederhof 2019)
 against the brute-force reference in tests/reference_arc_standard.py:
 
-- the cubic algorithm (`tabular.config_score`) equals the reference's
+- the cubic algorithm (`split_grammars.config_score`) equals the reference's
   exhaustive search on every configuration of random move sequences, with
   random position restrictions;
 - `system.step_scores(state, "cubic")` equals the reference σ values, found
@@ -27,7 +27,7 @@ from hypothesis import strategies as st
 import reference_arc_standard as ref
 from conftest import random_heads, scaled
 from spacy_nonmono.graph import is_projective
-from spacy_nonmono.graph.tabular import config_score
+from spacy_nonmono.graph.split_grammars import config_score
 from spacy_nonmono.systems import get_system
 from spacy_nonmono.graph import check_gold_tree
 from spacy_nonmono.systems.base import INVALID
@@ -202,7 +202,7 @@ def test_random_moves_end_final_in_2n_with_a_tree(seed, n):
 @settings(max_examples=scaled(40))
 @given(seed=seeds, n=st.integers(1, 9), projective=st.booleans())
 def test_config_score_equals_exhaustive_search(seed, n, projective):
-    """tabular.config_score against the reference, on every configuration of
+    """split_grammars.config_score against the reference, on every configuration of
     a random move sequence, unrestricted and with random restrictions."""
     rng = random.Random(seed)
     gold = random_heads(rng, n, projective)

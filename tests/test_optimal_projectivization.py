@@ -1,5 +1,5 @@
 """Optimal projectivization (Nederhof 2019, end of section 3):
-`spacy_nonmono.graph.tabular.optimal_projectivization` against the
+`spacy_nonmono.graph.split_grammars.optimal_projectivization` against the
 brute-force enumeration of every single-rooted projective tree in
 tests/reference_arc_standard.py (`best_projective`)."""
 import random
@@ -11,7 +11,7 @@ from spacy.pipeline._parser_internals import nonproj
 import reference_arc_standard as ref
 from conftest import random_heads, scaled
 from spacy_nonmono.graph import is_projective
-from spacy_nonmono.graph.tabular import optimal_projectivization
+from spacy_nonmono.graph.split_grammars import optimal_projectivization
 
 seeds = st.integers(0, 2**32 - 1)
 

@@ -91,7 +91,7 @@ def test_pseudo_projective_training_and_output(tmp_path):
 def test_optimal_projectivization_training(system):
     """"optimal" trains on the projective tree with the most gold arcs, with
     the gold labels (no decorated label), and outputs projective trees."""
-    from spacy_nonmono.graph.tabular import optimal_projectivization
+    from spacy_nonmono.graph.split_grammars import optimal_projectivization
 
     nlp = make_nlp(system, "optimal")
     vocab = nlp.vocab

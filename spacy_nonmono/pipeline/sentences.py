@@ -18,7 +18,7 @@ from spacy.tokens import Doc
 from spacy.training import Example
 
 from ..graph import attach_to_single_root, check_gold_tree, is_projective
-from ..graph.tabular import optimal_projectivization
+from ..graph.split_grammars import optimal_projectivization
 
 # Label written for words attached by a repair rule (a window's root, a
 # second root, a word a system left without head).

@@ -1,5 +1,5 @@
 from .base cimport StateC, GoldC, TransitionSystem
-from ..graph.tabular cimport ShiftReduceConfig
+from ..graph.split_grammars cimport ShiftReduceConfig
 
 
 # Move kinds, in move-table order: S, L-<label>..., R-<label>...

@@ -21,7 +21,7 @@ Oracles:
   best sigma less its own, plus 1 for a gold arc with a wrong label. Each
   sigma is the step's own gold arc plus the best score of the configuration
   it leads to, computed by the O(n^3) tabular algorithm of section 4
-  (graph/tabular.pyx) for a non-projective gold tree and by the linear one of
+  (graph/split_grammars.pyx) for a non-projective gold tree and by the linear one of
   section 6 (optimal_step.pyx) for a projective one.
   "static": Left-Arc or Right-Arc when the gold arc joins S1 and S0 and the
   dependent has all its dependents, else Shift; on a non-projective gold
@@ -47,7 +47,7 @@ from .stack_buffer cimport (stack_buffer_size, stack_depth, buffer_length, S, B,
                             init_stack_buffer, push, reduce_left_arc, reduce_right_arc,
                             set_arc_standard_context, stack_buffer_fields, has_gold_dependents)
 from .stack_buffer import ARC_STANDARD_CONTEXT_NAMES
-from ..graph.tabular cimport (NEG_SCORE, ShiftReduceConfig, config_scratch_size,
+from ..graph.split_grammars cimport (NEG_SCORE, ShiftReduceConfig, config_scratch_size,
                               config_score_cubic)
 from .optimal_step cimport config_score_projective, projective_scratch_size
 from ..graph import is_projective

@@ -5,12 +5,12 @@ dependency parsing: from cubic to linear time", section 5 (Table 5, O(n^2))
 and section 6 (O(n)).
 
 ``config_score_projective(c, linear, scratch)`` (nogil, cimport it from
-optimal_step.pxd) gives, for a configuration c (graph/tabular.pxd's
+optimal_step.pxd) gives, for a configuration c (graph/split_grammars.pxd's
 ShiftReduceConfig: positions 0..top the stack, top+1..last the remaining
 input) and a projective gold tree, the most gold edges that any computation
 from c to the final configuration adds, sigma_max - |T n Tg| in the paper's
 terms, or NEG_SCORE when the restrictions leave no computation. It equals the
-cubic algorithm of section 4 (graph/tabular.pyx) on every configuration
+cubic algorithm of section 4 (graph/split_grammars.pyx) on every configuration
 tested against brute force (tests/test_optimal_step_projective.py). The
 Python function ``config_score_projective(stack, buffer, gold_heads, ...)``
 (defined as config_score_projective_py; the module's dict holds it under
@@ -86,7 +86,7 @@ several roots, on about 10^5 configurations, and changed no result):
   that a non-gold right edge is always possible; the Python function
   refuses those (no_right = 0 aside, see below), and restrictions inside the
   remaining input.
-- One root (the package's model, graph/tabular.pxd): node 0 takes exactly
+- One root (the package's model, graph/split_grammars.pxd): node 0 takes exactly
   one child, by the computation's last step; the paper lets node 0 take
   children at any time. The only place Table 5 lets node 0 take a child is
   score(0, j, q)'s first value (a_j, then node 0's children in B: a final
@@ -125,7 +125,7 @@ Times per call by algorithm and length: `python -m benchmarks optimal-step-timin
 """
 from cymem.cymem cimport Pool
 
-from ..graph.tabular cimport NEG_SCORE, ShiftReduceConfig, config_from_python, edge_weight
+from ..graph.split_grammars cimport NEG_SCORE, ShiftReduceConfig, config_from_python, edge_weight
 
 
 cdef enum:
@@ -459,7 +459,7 @@ def config_score_projective_py(stack, buffer, gold_heads, int no_left_below=0, i
                                int no_right=-1, bint linear=False):
     """Section 5's (linear=False) or section 6's (linear=True) algorithm from
     Python (tests, tools), with the signature of the cubic
-    ``graph.tabular.config_score``: the most gold edges a computation from
+    ``graph.split_grammars.config_score``: the most gold edges a computation from
     the configuration (stack bottom first, starting with 0; buffer front
     first) to the final one creates without a forbidden edge, None if no
     computation avoids them. gold_heads: head of word k at gold_heads[k-1]; the

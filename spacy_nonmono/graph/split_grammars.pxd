@@ -1,7 +1,7 @@
 """Weighted parsing with split context-free grammars (Nederhof 2019, Table 2):
 the generic cubic tabular algorithm behind optimal projectivization (the
 grammar of Table 3) and the optimal step of shift-reduce parsing (the grammar
-of Table 4). See tabular.pyx."""
+of Table 4). See split_grammars.pyx."""
 
 cdef enum:
     # The zero of the max-plus semiring (-infinity); sums of a few of these

@@ -105,7 +105,7 @@ cdef int group_of(int (*groups)[2], int* n_groups, int after, int child) noexcep
 
 
 cdef void finish_grammar(Grammar* g):
-    """The derived fields (see Grammar in tabular.pxd)."""
+    """The derived fields (see Grammar in split_grammars.pxd)."""
     cdef int t, state
     g.n_left_groups = 0
     g.n_right_groups = 0
@@ -502,7 +502,7 @@ cdef int config_scratch_size(int length) noexcept nogil:
 cdef int config_score_cubic(const ShiftReduceConfig* c, int* scratch) noexcept nogil:
     """Table 4's grammar over the positions of the words (p below the stack
     top, s from the top on), weights from `edge_weight`; node 0 takes one
-    child, the root of the rest (see tabular.pxd)."""
+    child, the root of the rest (see split_grammars.pxd)."""
     cdef int N = c.last, i, j, root
     cdef int* terminals = scratch
     cdef int* root_weights = scratch + N
