@@ -72,6 +72,8 @@ class LabelledStructure:
                 for name in self.structure.tables}
 
     def decode(self, tables, gold_heads=None, cost_weight: float = 0.0, keep=None):
+        if keep is None:        # (a structure from another package may not prune)
+            return self.structure.decode(tables, gold_heads, cost_weight)
         return self.structure.decode(tables, gold_heads, cost_weight, keep=keep)
 
     def pruning_scores(self, view: ScorerView, rows: numpy.ndarray, tables=None) -> numpy.ndarray:
