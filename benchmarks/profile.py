@@ -3,10 +3,14 @@
 Runs nlp.pipe over a gold-tokenized CoNLL-U file under cProfile and splits
 the time of a nonmono_parser pipeline into tok2vec, the token table (the
 precomputed hidden layer), the transition loop (the greedy decoder's C loop,
-finishing states included) and writing the Doc annotations; for spaCy's own
-parser, into its model (tok2vec + precomputed layer) and the rest (its C loop
-and annotations). The top functions by cumulative time follow.
+finishing states included) and writing the Doc annotations; of a global
+decoder's pipeline, into the shared encoder (its characters apart), the
+taggers, the senter, the parser's parts, score tables, structure and labels;
+for spaCy's own parser, into its model (tok2vec + precomputed layer) and the
+rest (its C loop and annotations). The top functions by cumulative time
+follow. --decoding-options sets the parser's (e.g. '{"prune_heads": 4}').
 """
+import json
 from pathlib import Path
 
 from spacy_nonmono.cli.common import HelpFormatter, load_parser_pipeline
@@ -17,6 +21,19 @@ NONMONO = {
     "token table": ("spacy_nonmono/models/token_table.py", "forward"),
     "decoder": ("spacy_nonmono/decoders/greedy.py", "predict"),
     "annotations": ("spacy_nonmono/pipeline/parser.py", "set_annotations"),
+}
+GLOBAL = {
+    "shared encoder": ("spacy/pipeline/tok2vec.py", "predict"),
+    "characters": ("spacy_nonmono/models/words.py", "_char_forward"),
+    "tagger": ("spacy/pipeline/tagger.pyx", "predict"),
+    "senter": ("spacy_nonmono/pipeline/senter.py", "predict"),
+    "parser": ("spacy_nonmono/decoders/global_decoder.py", "predict"),
+    "parts": ("spacy_nonmono/models/scores.py", "part_scores"),
+    "score tables": ("spacy_nonmono/decoders/global_decoder.py", "tables"),
+    # (pruned: the mask and the tables it reads, tables' time included)
+    "pruned tables": ("spacy_nonmono/decoders/global_decoder.py", "pruned_tables"),
+    "structure": ("spacy_nonmono/decoders/global_decoder.py", "decode"),
+    "labels": ("spacy_nonmono/decoders/global_decoder.py", "_labels"),
 }
 SPACY = {
     "model": ("spacy/ml/tb_framework.py", "forward"),
@@ -31,6 +48,8 @@ def add_parser(commands) -> None:
     p.add_argument("--gold", type=Path, required=True, help="Gold-tokenized CoNLL-U to parse")
     p.add_argument("--batch-size", type=int, default=1000, help="nlp.pipe batch size")
     p.add_argument("--top", type=int, default=15, help="Functions listed by cumulative time")
+    p.add_argument("--decoding-options", default=None,
+                   help="JSON: the nonmono_parser's decoding_options over the pipeline's")
     p.set_defaults(run=run)
 
 
@@ -50,6 +69,11 @@ def run(args) -> int:
 
     sentences = read_conllu(args.gold)
     nlp = load_parser_pipeline(args.pipeline)
+    if args.decoding_options is not None:
+        import spacy
+
+        nlp = spacy.load(args.pipeline, config={"components": {"nonmono_parser": {
+            "decoding_options": json.loads(args.decoding_options)}}})
     for _ in nlp.pipe([sentence_doc(nlp.vocab, s) for s in sentences[:50]]):
         pass   # warm-up
     docs = [sentence_doc(nlp.vocab, s) for s in sentences]
@@ -70,7 +94,23 @@ def run(args) -> int:
     stats = pstats.Stats(profiler)
     total = stats.total_tt
     times = {name: cumulative(stats, where) for name, where in NONMONO.items()}
-    if times["model"] > 0:
+    global_times = {name: cumulative(stats, where) for name, where in GLOBAL.items()}
+    if global_times["parser"] > 0:
+        global_times["score tables"] = max(global_times["score tables"],
+                                           global_times["pruned tables"])
+        parts = {
+            "encoder: characters": global_times["characters"],
+            "encoder: the rest": global_times["shared encoder"] - global_times["characters"],
+            "taggers": global_times["tagger"],
+            "senter": global_times["senter"],
+            "parser: parts": global_times["parts"],
+            "parser: score tables (and mask)": global_times["score tables"],
+            "parser: structure": global_times["structure"],
+            "parser: labels": global_times["labels"],
+            "parser: the rest": global_times["parser"] - global_times["parts"]
+            - global_times["score tables"] - global_times["structure"] - global_times["labels"],
+        }
+    elif times["model"] > 0:
         parts = {
             "tok2vec": times["model"] - times["token table"],
             "token table": times["token table"],

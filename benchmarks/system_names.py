@@ -63,10 +63,17 @@ VARIANTS: Dict[str, Dict[str, object]] = {
     # After +beam: the beam update at the first step the gold histories fall
     # out of the beam (early update) instead of at the maximum violation.
     "early": {"decoding_options.update": "early"},
+    # After +global: pruned exact decoding (docs/results/pruning/): each word
+    # keeps its 4 likeliest heads within a margin of 5 under first-order
+    # scores (a chart model trains a pruner for them).
+    "prune": {"decoding_options.prune_heads": 4, "decoding_options.prune_margin": 5.0},
 }
+# The global decoder's settings that +prune sets.
+PRUNING_SETTINGS = ("decoding_options.prune_heads", "decoding_options.prune_margin")
 # Settings of the component (not system options) that variants may set.
 COMPONENT_SETTINGS = ("follow_oracle_prob", "decoding", "projectivize",
-                      "decoding_options.update_prob", "decoding_options.update")
+                      "decoding_options.update_prob", "decoding_options.update",
+                      *PRUNING_SETTINGS)
 # Variants that change the model: "bilstm" puts the global model's BiLSTM on
 # the tok2vec of a greedy parser (ours or spaCy's), so that comparisons keep
 # one encoder; "two" scores the charts' reduce transitions from {s0, b0};
@@ -121,6 +128,9 @@ FULL_VARIANTS: Dict[str, Dict[str, object]] = {
                "components.tagger.label_smoothing": 0.03},
     "minfreq2": {f"{ENCODER}.tok2vec.min_freq": 2},
     "deep": {f"{ENCODER}.depth": 3},
+    # A leaner encoder (docs/results/pruning/): the character LSTM with one
+    # layer (as Dozat et al.'s and UDPipe 2's), half its cost.
+    "chardepth1": {f"{ENCODER}.tok2vec.chars.depth": 1},
     "width384": {f"{ENCODER}.width": 384},
 }
 # After +full: the XPOS tagger predicts each position of the tag
@@ -268,9 +278,12 @@ def parse_system(name: str) -> SystemSpec:
         if variant in model and "full" not in model[:model.index(variant)]:
             raise wrong(f"+{variant} sets the full pipeline's components: add +full first")
     beam_training = [v for v in variants
-                     if any(k.startswith("decoding_options.") for k in VARIANTS.get(v, ()))]
+                     if any(k.startswith("decoding_options.") and k not in PRUNING_SETTINGS
+                            for k in VARIANTS.get(v, ()))]
     if beam_training and decoding != "beam":
         raise wrong(f"+{beam_training[0]} sets how the beam trains: add +beam first")
+    if "prune" in variants and decoding != "global":
+        raise wrong("+prune prunes exact decoding: add +global first")
     options = {k: v for k, v in settings.items() if k not in COMPONENT_SETTINGS}
     decoder = get_decoder(decoding)()
     try:

@@ -339,11 +339,17 @@ def score_vector(sh_scores, red) -> numpy.ndarray:
 
 
 def brute_force_arrays(sh_scores, red, k: int, gold=None, cost_weight: float = 0.0,
-                       single_root: bool = False):
+                       single_root: bool = False, keep=None):
     """`brute_force` on computation_arrays: (best total, its model score, its
-    cost, set of best trees)."""
+    cost, set of best trees). keep: optional bool (n+2, n+2) [head, dep]:
+    only the computations whose arcs are all kept (None if there is none)."""
     n = sh_scores.shape[0] - 2
     codes, heads = computation_arrays(n, k, single_root)
+    if keep is not None:
+        kept = numpy.asarray(keep, bool)[heads.astype(numpy.int64), numpy.arange(1, n + 1)].all(axis=1)
+        if not kept.any():
+            return None
+        codes, heads = codes[kept], heads[kept]
     vector = score_vector(sh_scores, red)
     scores = numpy.zeros(len(codes))
     for column in codes.T:          # in event order, one column at a time (memory)

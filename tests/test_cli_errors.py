@@ -217,7 +217,7 @@ def test_version_and_program_names(tmp_path):
 
 PRODUCT_COMMANDS = {"init-config", "evaluate", "speed", "coverage", "ensemble", "parse"}
 LAB_COMMANDS = {"benchmark", "workflow", "oracle-bounds", "oracle-timing", "arc-moves",
-                "oracle-moves", "profile", "length-cost", "projectivization",
+                "oracle-moves", "profile", "pruning", "length-cost", "projectivization",
                 "optimal-step-timing", "train-speed", "beam-widths", "raw-text", "vectors",
                 "gpu-check", "tokenization", "text-cost", "records", "segmenters"}
 

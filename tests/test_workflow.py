@@ -568,6 +568,7 @@ def test_workflow_system_names():
     # Every variant is taken by some system (+beam_every after +beam).
     for variant in VARIANTS:
         assert any(_parses(f"{system}+{variant}") or _parses(f"{system}+beam+{variant}")
+                   or _parses(f"{system}+global+{variant}")
                    for system in systems.get_all()), variant
 
 
@@ -622,6 +623,7 @@ def _parses(name):
     ("mst+beam", "'mst' is a structure of global decoding, not a transition system"),
     ("swap_stay_eager+beam_every", "+beam_every sets how the beam trains: add +beam first"),
     ("covington_nm+early", "+early sets how the beam trains: add +beam first"),
+    ("mh4+prune", "+prune prunes exact decoding: add +global first"),
     ("arc_eager+scan0", "System 'arc_eager' takes no option 'scan_explore_prob'"),
     ("covington+proj_optimal", "builds non-projective trees: projectivize must be 'none'"),
     ("arc_standard-optimal_step", "'optimal_step' is arc_standard's default oracle"),

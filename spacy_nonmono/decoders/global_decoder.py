@@ -25,7 +25,7 @@ from typing import Dict, Optional, Sequence
 
 import numpy
 
-from ..graph.structures import GOLD_WEIGHT, Structure, gold_cost
+from ..graph.structures import GOLD_WEIGHT, Structure, gold_cost, keep_heads
 from ..models.global_model import ScorerView, size_global_model
 from ..models.layout import span_rows
 from ..models.scores import part_scores
@@ -43,8 +43,11 @@ class LabelledStructure:
     the loss reads whole derivations."""
 
     def __init__(self, structure: Structure, labels: Sequence[str],
-                 name: Optional[str] = None):
+                 name: Optional[str] = None, pruner: bool = False):
         self.structure = structure
+        # A "prune" scorer in the model: pruning asked for, and no arc table
+        # in the structure to prune with.
+        self.pruner = pruner and structure.arc_table is None
         self.name = name or structure.name
         self.projective = structure.projective
         self.labels = list(labels)
@@ -54,17 +57,48 @@ class LabelledStructure:
 
     @property
     def scorers(self) -> Dict[str, int]:
-        """The model's scorers: the structure's tables, then the labels'."""
-        return {**self.structure.tables, "label": self.n_labels}
+        """The model's scorers: the structure's tables, the pruner's, then the
+        labels'."""
+        return {**self.structure.tables, **({"prune": 1} if self.pruner else {}),
+                "label": self.n_labels}
 
-    def tables(self, view: ScorerView, rows: numpy.ndarray) -> Dict[str, numpy.ndarray]:
-        """The structure's score tables of one sentence (positions 0..n+1 at `rows`)."""
-        return {name: (view.triple_table(name, rows) if view.layout[name][1] == 3
+    def tables(self, view: ScorerView, rows: numpy.ndarray, keep=None) -> Dict[str, numpy.ndarray]:
+        """The structure's score tables of one sentence (positions 0..n+1 at
+        `rows`); with a pruning mask, a triple table holds only the triples
+        the pruned decode reads."""
+        triples = None if keep is None else self.structure.read_triples(keep)
+        return {name: (view.triple_table(name, rows, triples) if view.layout[name][1] == 3
                        else view.pair_table(name, rows))
                 for name in self.structure.tables}
 
-    def decode(self, tables, gold_heads=None, cost_weight: float = 0.0):
-        return self.structure.decode(tables, gold_heads, cost_weight)
+    def decode(self, tables, gold_heads=None, cost_weight: float = 0.0, keep=None):
+        if keep is None:        # (a structure from another package may not prune)
+            return self.structure.decode(tables, gold_heads, cost_weight)
+        return self.structure.decode(tables, gold_heads, cost_weight, keep=keep)
+
+    def pruning_scores(self, view: ScorerView, rows: numpy.ndarray, tables=None) -> numpy.ndarray:
+        """The first-order arc scores (n+2, n+2) [head, dep] that pruning
+        reads: the structure's arc table (from `tables` when given), or the
+        model's pruner."""
+        name = self.structure.arc_table
+        if name is not None:
+            return (tables[name] if tables is not None else view.pair_table(name, rows))[..., 0]
+        if "prune" not in view.layout:
+            raise ValueError(
+                f"prune_heads: the model of system {self.name!r} has no pruner (its "
+                f"structure has no arc table to prune with): train it with prune_heads "
+                f"set in decoding_options, or set prune_heads = 0.")
+        return view.pair_table("prune", rows)[..., 0]
+
+    def pruned_tables(self, view: ScorerView, rows: numpy.ndarray, max_heads: int,
+                      margin: float):
+        """(tables, keep): the pruning mask of one sentence (`keep_heads`)
+        and the tables a decode with it reads."""
+        if self.structure.arc_table is not None:
+            tables = self.tables(view, rows)
+            return tables, keep_heads(self.pruning_scores(view, rows, tables), max_heads, margin)
+        keep = keep_heads(self.pruning_scores(view, rows), max_heads, margin)
+        return self.tables(view, rows, keep), keep
 
     def scored_tuples(self, view: ScorerView, rows: numpy.ndarray, heads, derivation):
         """The entries a derivation's score sums, as (scorer, rows (E, slots),
@@ -99,6 +133,20 @@ class GlobalDecoder(Decoder):
     max_sentence_length = 150
     default_system = "mh4"
     splits_unsegmented_docs = True      # MH4: O(n^4) time, O(n^3) memory per sentence
+    # prune_heads: the most heads each word keeps (0: no pruning);
+    # prune_margin: and only those whose score is within this much of the
+    # word's best head's (a log-probability ratio under the softmax).
+    settings = {"prune_heads": 0, "prune_margin": 5.0}
+
+    def check(self, options) -> None:
+        heads, margin = options["prune_heads"], options["prune_margin"]
+        if not isinstance(heads, int) or isinstance(heads, bool) or heads < 0:
+            raise ValueError(f"decoding = \"global\": prune_heads must be an integer >= 0 "
+                             f"(0: no pruning), not {heads!r}.")
+        if not isinstance(margin, (int, float)) or isinstance(margin, bool) \
+                or not margin > 0 or margin == float("inf"):
+            raise ValueError(f"decoding = \"global\": prune_margin must be a finite number "
+                             f"> 0, not {margin!r}.")
 
     @property
     def default_model(self) -> str:
@@ -114,7 +162,8 @@ class GlobalDecoder(Decoder):
         if options:
             raise ValueError(f"System {name!r} decoded globally takes no system_options, "
                              f"got {dict(options)!r}.")
-        return LabelledStructure(structure(), labels, name)
+        return LabelledStructure(structure(), labels, name,
+                                 pruner=self.options["prune_heads"] > 0)
 
     def size_model(self, model, system) -> None:
         size_global_model(model, system.scorers)
@@ -141,8 +190,13 @@ class GlobalDecoder(Decoder):
     def predict(self, model, system, docs, spans) -> Parses:
         view = part_scores(model, docs)
         heads, labels = [], []
+        heads_kept, margin = self.options["prune_heads"], self.options["prune_margin"]
         for rows in span_rows(docs, spans):
-            _, _, tree, _ = system.decode(system.tables(view, rows))
+            if heads_kept:
+                tables, keep = system.pruned_tables(view, rows, heads_kept, margin)
+            else:
+                tables, keep = system.tables(view, rows), None
+            _, _, tree, _ = system.decode(tables, keep=keep)
             heads.append(numpy.asarray(tree, dtype="int64"))
             labels.append(self._labels(view, rows, tree))
         return Parses(heads, labels, 0)
@@ -152,8 +206,11 @@ class GlobalDecoder(Decoder):
         view = ScorerView(model, parts, train=True)
         loss = 0.0
         for rows, gold in zip(span_rows(docs, spans), golds):
-            loss += sentence_loss(system, view, rows, numpy.asarray(gold.heads, dtype="int32"),
+            gold_heads = numpy.asarray(gold.heads, dtype="int32")
+            loss += sentence_loss(system, view, rows, gold_heads,
                                   numpy.asarray(gold.labels, dtype="int64"))
+            if "prune" in view.layout:
+                loss += pruner_loss(view, rows, gold_heads)
         view.finish(backprop_parts)
         return loss
 
@@ -204,6 +261,27 @@ def sentence_loss(system: LabelledStructure, view: ScorerView, rows: numpy.ndarr
         system.add_grads(view, rows, heads, events, 1.0)
         system.add_grads(view, rows, g_heads, g_events, -1.0)
     return loss + label_loss(view, rows, gold_heads, gold_labels)
+
+
+def pruner_loss(view: ScorerView, rows, gold_heads) -> float:
+    """Softmax log-loss of the pruner's scores over each word's heads (the
+    root and the other words), its gradient added to the view."""
+    n = len(gold_heads)
+    if n == 0:
+        return 0.0
+    heads = numpy.repeat(numpy.arange(n + 1), n)            # [head, dep - 1], row-major
+    deps = numpy.tile(numpy.arange(1, n + 1), n + 1)
+    scores, cache = view.scores("prune", numpy.stack([rows[heads], rows[deps]], axis=1))
+    table = scores[:, 0].astype("float64").reshape(n + 1, n)
+    words = numpy.arange(n)
+    table[words + 1, words] = -numpy.inf                     # no word heads itself
+    table -= table.max(axis=0, keepdims=True)
+    probs = numpy.exp(table)
+    probs /= probs.sum(axis=0, keepdims=True)
+    loss = -float(numpy.log(probs[gold_heads, words] + 1e-12).sum())
+    probs[gold_heads, words] -= 1.0
+    view.backprop(cache, probs.reshape(-1, 1).astype(scores.dtype))
+    return loss
 
 
 def label_loss(view: ScorerView, rows, gold_heads, gold_labels) -> float:

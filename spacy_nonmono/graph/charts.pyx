@@ -113,12 +113,24 @@ cdef struct ChartData:
     int N                   # n + 2 positions
     int k
     int hybrid
+    int t_last              # hybrid table laid out [((s1 * N + s0) * N + b0) * T + t]
+    int T
     int single_root
     const float* sh         # [s0 * N + b0]
     const float* red        # hybrid [((t * N + s1) * N + s0) * N + b0]; two [(t * N + s0) * N + b0]
     const float* arc        # arc scores [head * N + dep]; NULL: none
     const int* gold         # gold[dep] = gold head of word dep (gold[0] unused); NULL: no cost
     double cost_weight
+    const unsigned char* keep   # keep[head * N + dep]: the arc may be built; NULL: every arc
+    # Pruned decoding's lists of live items (run_mh4_pruned), each in the
+    # order it is filled:
+    int* l2                 # [a * N + i]: the right ends d of the live 2-items [a, d]
+    int* n2                 # [a]: their number
+    int* l2t                # [d * N + i]: the left ends a of the live 2-items [a, d]
+    int* n2t
+    int* l3                 # [off_e[a * N + d] + i]: the x of the live 3-items [a, x, d]
+    int* n3                 # [a * N + d]: their number
+    int* stamp              # [b * N + c]: the d whose link tables' (b, c) entry is filled
     double* c2              # 2-items [a, d] at a * N + d
     double* c2t             # the same at d * N + a
     int* bp2                # back-pointer of [a, d]: -1 Shift; x * 8 + t: link from [a, x, d]
@@ -141,13 +153,31 @@ cdef struct ChartData:
     int n_events
     double score_sum        # the model score of the traced events, in order
     double cost_sum
+    unsigned char* reads    # NULL, or marks [(s1 * N + s0) * N + b0] the reduce entries read
+    bint bad_score          # a reduce score read was NaN or +inf (pruned decoding checks
+                            # the entries it reads instead of the whole table)
 
 
 cdef inline double red_score(const ChartData* D, int t, int s1, int s0, int b0) noexcept nogil:
     cdef int64_t N = D.N
+    if D.red == NULL:           # read_triples: no scores, every entry 0
+        return 0.0
     if D.hybrid:
+        if D.t_last:
+            return D.red[((s1 * N + s0) * N + b0) * D.T + t]
         return D.red[((t * N + s1) * N + s0) * N + b0]
     return D.red[(t * N + s0) * N + b0]
+
+
+cdef inline double red_read(ChartData* D, int t, int s1, int s0, int b0) noexcept nogil:
+    """red_score, noting a NaN or +inf entry in bad_score (and the entry's
+    triple in reads)."""
+    cdef double v = red_score(D, t, s1, s0, b0)
+    if D.reads != NULL:
+        D.reads[(<int64_t> s1 * D.N + s0) * D.N + b0] = 1
+    if not v < INFINITY:
+        D.bad_score = True
+    return v
 
 
 cdef inline double arc_cost(const ChartData* D, int head, int dep) noexcept nogil:
@@ -163,7 +193,10 @@ cdef inline double arc_score(const ChartData* D, int head, int dep) noexcept nog
 
 
 cdef inline double arc_term(const ChartData* D, int head, int dep) noexcept nogil:
-    """What an arc adds besides its transition's score: its arc score and cost."""
+    """What an arc adds besides its transition's score: its arc score and
+    cost; -inf for an arc pruned away."""
+    if D.keep != NULL and not D.keep[head * D.N + dep]:
+        return -INFINITY
     return arc_score(D, head, dep) + arc_cost(D, head, dep)
 
 
@@ -193,24 +226,30 @@ cdef void set_2item(ChartData* D, int a, int d, double value, int bp) noexcept n
     D.bp2[a * D.N + d] = bp
 
 
-cdef void link_2item(ChartData* D, int a, int d) noexcept nogil:
+cdef void link_2item(ChartData* D, int a, int d, const int* xs=NULL, int n_xs=0) noexcept nogil:
     """[a, d] from the 3-items [a, x, d] (their scores in best3): la (d -> x)
-    or ra (a -> x), scored at (s1, s0, b0) = (a, x, d)."""
-    cdef int x, bp = -1
+    or ra (a -> x), scored at (s1, s0, b0) = (a, x, d). xs: the x to try, in
+    increasing order (pruned decoding's live ones); NULL: every x."""
+    cdef int i, x, bp = -1
     cdef double best = 0.0, s
     cdef bint la_ok = d != D.N - 1
     cdef bint ra_ok = root_arc_ok(D, a, d)
-    for x in range(a + 1, d):
+    if xs == NULL:
+        n_xs = d - a - 1
+    for i in range(n_xs):
+        x = a + 1 + i if xs == NULL else xs[i]
         if la_ok:
-            s = D.best3[x] + red_score(D, LA, a, x, d) + arc_term(D, d, x)
+            s = D.best3[x] + red_read(D, LA, a, x, d) + arc_term(D, d, x)
             if bp < 0 or s > best:
                 best = s
                 bp = x * 8 + LA
         if ra_ok:
-            s = D.best3[x] + red_score(D, RA, a, x, d) + arc_term(D, a, x)
+            s = D.best3[x] + red_read(D, RA, a, x, d) + arc_term(D, a, x)
             if bp < 0 or s > best:
                 best = s
                 bp = x * 8 + RA
+    if bp < 0:
+        best = -INFINITY
     set_2item(D, a, d, best, bp)
 
 
@@ -234,29 +273,32 @@ cdef void fill_link_tables(ChartData* D, int d) noexcept nogil:
     a-independent choices made here (p2: la' or la2, dropping b; p3: ra or
     la, dropping c) and the a-dependent ones left for the inner loop (q2:
     ra' a -> b; q3: ra2 a -> c, their cost added there)."""
-    cdef int N = D.N
-    cdef int b, c, i
-    cdef bint sentinel = d == N - 1
-    cdef double s
+    cdef int b, c
     for b in range(1, d - 1):
         for c in range(b + 1, d):
-            i = b * N + c
-            D.q2[i] = red_score(D, RA1, b, c, d)
-            D.p2[i] = red_score(D, LA1, b, c, d) + arc_term(D, c, b)
-            D.t2[i] = LA1
-            if not sentinel:
-                s = red_score(D, LA2, b, c, d) + arc_term(D, d, b)
-                if s > D.p2[i]:
-                    D.p2[i] = s
-                    D.t2[i] = LA2
-            D.q3[i] = red_score(D, RA2, b, c, d)
-            D.p3[i] = red_score(D, RA, b, c, d) + arc_term(D, b, c)
-            D.t3[i] = RA
-            if not sentinel:
-                s = red_score(D, LA, b, c, d) + arc_term(D, d, c)
-                if s > D.p3[i]:
-                    D.p3[i] = s
-                    D.t3[i] = LA
+            fill_link_entry(D, b, c, d)
+
+
+cdef inline void fill_link_entry(ChartData* D, int b, int c, int d) noexcept nogil:
+    """fill_link_tables for one (b, c)."""
+    cdef int i = b * D.N + c
+    cdef double s
+    D.q2[i] = red_read(D, RA1, b, c, d)
+    D.p2[i] = red_read(D, LA1, b, c, d) + arc_term(D, c, b)
+    D.t2[i] = LA1
+    if d != D.N - 1:
+        s = red_read(D, LA2, b, c, d) + arc_term(D, d, b)
+        if s > D.p2[i]:
+            D.p2[i] = s
+            D.t2[i] = LA2
+    D.q3[i] = red_read(D, RA2, b, c, d)
+    D.p3[i] = red_read(D, RA, b, c, d) + arc_term(D, b, c)
+    D.t3[i] = RA
+    if d != D.N - 1:
+        s = red_read(D, LA, b, c, d) + arc_term(D, d, c)
+        if s > D.p3[i]:
+            D.p3[i] = s
+            D.t3[i] = LA
 
 
 cdef void mh4_pair(ChartData* D, int a, int d) noexcept nogil:
@@ -359,6 +401,156 @@ cdef void run_mh4(ChartData* D) noexcept nogil:
                 mh4_pair(D, a, d)
 
 
+# -- pruned decoding ---------------------------------------------------------------
+#
+# With a keep mask, most items are dead (-inf): no computation builds them
+# from kept arcs. The pruned runs finish the same items in the same order as
+# run_mh3 / run_mh4 but enumerate only combinations of live antecedents, read
+# from lists of live items, so that their work follows the live items (about
+# n^2 of them with a few heads kept per word) instead of n^4 (n^3 for MH3).
+# Values are those of the full chart with the pruned arcs at -inf; among
+# equal-scoring computations the one kept may differ (the enumeration order
+# differs).
+
+cdef inline void add_live_2item(ChartData* D, int a, int d) noexcept nogil:
+    cdef int N = D.N
+    D.l2[a * N + D.n2[a]] = d
+    D.n2[a] += 1
+    D.l2t[d * N + D.n2t[d]] = a
+    D.n2t[d] += 1
+
+
+cdef void start_pruned(ChartData* D) noexcept nogil:
+    cdef int i
+    for i in range(D.N):
+        D.n2[i] = 0
+        D.n2t[i] = 0
+    if D.k == 4:
+        for i in range(D.N * D.N):
+            D.stamp[i] = -1
+
+
+cdef void combine_live(ChartData* D, int a, int d) noexcept nogil:
+    """best3[x] for x in (a, d): the Combines [a, x] + [x, d] + sh(a, x) of
+    live 2-items, -inf elsewhere."""
+    cdef int N = D.N
+    cdef int i, x
+    for x in range(a + 1, d):
+        D.best3[x] = -INFINITY
+        D.bpl[x] = -1
+    for i in range(D.n2[a]):
+        x = D.l2[a * N + i]
+        if x >= d:
+            break
+        if D.c2[x * N + d] > -INFINITY:
+            D.best3[x] = D.c2[a * N + x] + D.sh[a * N + x] + D.c2[x * N + d]
+
+
+cdef void run_mh3_pruned(ChartData* D) noexcept nogil:
+    cdef int N = D.N
+    cdef int a, d
+    start_pruned(D)
+    for d in range(1, N):
+        for a in range(d - 1, -1, -1):
+            if d == a + 1:
+                set_2item(D, a, d, 0.0, -1)
+            else:
+                combine_live(D, a, d)
+                link_2item(D, a, d)
+            if D.c2[a * N + d] > -INFINITY:
+                add_live_2item(D, a, d)
+
+
+cdef inline void link_4item(ChartData* D, int a, int b, int c, int d, double v4,
+                            int split) noexcept nogil:
+    """Link the 4-item [a, b, c, d] of value v4 (split: which Combine built
+    it) into [a, c, d] and [a, b, d], reading the per-d link tables and
+    cost_a as mh4_pair does (the same choices, ties alike)."""
+    cdef int i = b * D.N + c
+    cdef int t
+    cdef double q, p, s
+    if D.stamp[i] != d:         # the link tables' entry of (b, c), filled on first use
+        fill_link_entry(D, b, c, d)
+        D.stamp[i] = d
+    q = D.q2[i] + D.cost_a[b]
+    p = D.p2[i]
+    if p > q:
+        s = v4 + p
+        t = D.t2[i]
+    else:
+        s = v4 + q
+        t = RA1
+    if s > D.best3[c]:
+        D.best3[c] = s
+        D.bpl[c] = (b * 8 + t) * 2 + split
+    q = D.q3[i] + D.cost_a[c]
+    p = D.p3[i]
+    if p > q:
+        s = v4 + p
+        t = D.t3[i]
+    else:
+        s = v4 + q
+        t = RA2
+    if s > D.best3[b]:
+        D.best3[b] = s
+        D.bpl[b] = (c * 8 + t) * 2 + split
+
+
+cdef void mh4_pair_pruned(ChartData* D, int a, int d) noexcept nogil:
+    """mh4_pair over live antecedents: the 4-items [a, b] + [b, c, d] for
+    live [a, b] and [b, c, d], then [a, b, c] + [c, d] for live [c, d] and
+    [a, b, c]."""
+    cdef int N = D.N
+    cdef int i, j, b, c, x, n_live = 0
+    cdef int64_t base, row
+    cdef double left, right
+    combine_live(D, a, d)
+    for x in range(a + 1, d):
+        D.cost_a[x] = -INFINITY if D.single_root and a == 0 else arc_term(D, a, x)
+    for i in range(D.n2[a]):
+        b = D.l2[a * N + i]
+        if b >= d - 1:
+            break
+        left = D.c2[a * N + b] + D.sh[a * N + b]
+        base = D.off_e[b * N + d]
+        for j in range(D.n3[b * N + d]):
+            c = D.l3[base + j]
+            link_4item(D, a, b, c, d, left + D.c3e[base + c - b - 1], 0)
+    for i in range(D.n2t[d]):
+        c = D.l2t[d * N + i]
+        if c < a + 2:
+            continue
+        right = D.c2[c * N + d]
+        base = D.off_e[a * N + c]
+        for j in range(D.n3[a * N + c]):
+            b = D.l3[base + j]
+            link_4item(D, a, b, c, d, D.c3e[base + b - a - 1] + D.sh[b * N + c] + right, 1)
+    base = D.off_e[a * N + d]
+    row = base - (a + 1)
+    for x in range(a + 1, d):
+        D.c3e[row + x] = D.best3[x]
+        D.bp3[row + x] = D.bpl[x]
+        if D.best3[x] > -INFINITY:
+            D.l3[base + n_live] = x
+            n_live += 1
+    D.n3[a * N + d] = n_live
+    link_2item(D, a, d, D.l3 + base, n_live)
+
+
+cdef void run_mh4_pruned(ChartData* D) noexcept nogil:
+    cdef int N = D.N
+    cdef int a, d
+    start_pruned(D)
+    for d in range(1, N):
+        for a in range(d - 1, -1, -1):
+            if d == a + 1:
+                set_2item(D, a, d, 0.0, -1)
+            else:
+                mh4_pair_pruned(D, a, d)
+            if D.c2[a * N + d] > -INFINITY:
+                add_live_2item(D, a, d)
+
+
 # -- back-trace ------------------------------------------------------------------
 
 cdef void emit(ChartData* D, int kind, int s1, int s0, int b0, int head, int dep) noexcept nogil:
@@ -441,6 +633,7 @@ cdef class Chart:
     cdef readonly int n_transitions
     cdef readonly bint single_root
     cdef readonly int capacity_positions
+    cdef readonly long fallbacks
     cdef dict _buffers
     cdef ChartData D
 
@@ -451,6 +644,7 @@ cdef class Chart:
         self.n_transitions = 2 if k == 3 else 6
         self.single_root = single_root
         self.capacity_positions = 0
+        self.fallbacks = 0
         self._buffers = {}
 
     def __reduce__(self):
@@ -480,11 +674,14 @@ cdef class Chart:
             "bp2": (N * N, numpy.int32), "best3": (N, numpy.float64),
             "bpl": (N, numpy.int32), "gold": (N, numpy.int32),
             "heads": (N, numpy.int32), "events": (8 * N, numpy.int32),
+            "l2": (N * N, numpy.int32), "n2": (N, numpy.int32),
+            "l2t": (N * N, numpy.int32), "n2t": (N, numpy.int32),
         }
         if self.k == 4:
             sizes.update({
                 "c3f": (n3, numpy.float64), "c3e": (n3, numpy.float64),
-                "bp3": (n3, numpy.int32),
+                "bp3": (n3, numpy.int32), "l3": (n3, numpy.int32), "n3": (N * N, numpy.int32),
+                "stamp": (N * N, numpy.int32),
                 "off_f": (N * N, numpy.int64), "off_e": (N * N, numpy.int64),
                 "cost_a": (N, numpy.float64),
                 "q2": (N * N, numpy.float64), "p2": (N * N, numpy.float64),
@@ -503,7 +700,14 @@ cdef class Chart:
         D.bpl = <int*> _ptr(self._buffers["bpl"])
         D.heads = <int*> _ptr(self._buffers["heads"])
         D.events = <int*> _ptr(self._buffers["events"])
+        D.l2 = <int*> _ptr(self._buffers["l2"])
+        D.n2 = <int*> _ptr(self._buffers["n2"])
+        D.l2t = <int*> _ptr(self._buffers["l2t"])
+        D.n2t = <int*> _ptr(self._buffers["n2t"])
         if self.k == 4:
+            D.l3 = <int*> _ptr(self._buffers["l3"])
+            D.n3 = <int*> _ptr(self._buffers["n3"])
+            D.stamp = <int*> _ptr(self._buffers["stamp"])
             D.c3f = <double*> _ptr(self._buffers["c3f"])
             D.c3e = <double*> _ptr(self._buffers["c3e"])
             D.bp3 = <int*> _ptr(self._buffers["bp3"])
@@ -518,7 +722,7 @@ cdef class Chart:
             D.t3 = <signed char*> _ptr(self._buffers["t3"])
 
     def decode(self, sh_scores, reduce_scores, gold_heads=None, double cost_weight=0.0,
-               arc_scores=None):
+               arc_scores=None, keep=None):
         """The best computation of MH_k under the scores (+ cost).
 
         sh_scores: float32 (n+2, n+2), [s0, b0]. reduce_scores: float32
@@ -531,6 +735,11 @@ cdef class Chart:
         every arc the computation builds (counted in its score).
         gold_heads: optional ints (n,), 1-based heads (0 = root), for the cost
         term cost_weight * (number of arcs head -> dep with gold head != head).
+        keep: optional bool (n+2, n+2), [head, dep]: pruned decoding, the
+        best computation that builds only kept arcs, found by enumerating
+        live items only (see "pruned decoding" above). Where no computation
+        of finite score builds only kept arcs, the chart decodes again
+        without keep (and counts it in `fallbacks`): a tree always comes out.
 
         Returns (score, cost, heads, events) of the computation with the
         highest score + cost:
@@ -548,7 +757,14 @@ cdef class Chart:
                   [n+1].
         """
         sh = numpy.ascontiguousarray(sh_scores, dtype=numpy.float32)
-        red = numpy.ascontiguousarray(reduce_scores, dtype=numpy.float32)
+        red = numpy.asarray(reduce_scores)
+        # A hybrid table whose transitions are its last axis in memory (a
+        # model's triple table, (N, N, N, T), moved to (T, N, N, N)) is read
+        # where it lies: no copy, and a reduce's T scores share a cache line.
+        t_last = (red.ndim == 4 and red.dtype == numpy.float32 and not red.flags.c_contiguous
+                  and numpy.moveaxis(red, 0, -1).flags.c_contiguous)
+        if not t_last:
+            red = numpy.ascontiguousarray(red, dtype=numpy.float32)
         if sh.ndim != 2 or sh.shape[0] != sh.shape[1] or sh.shape[0] < 2:
             raise ValueError(f"sh_scores must be (n+2, n+2), not {sh.shape}")
         cdef int N = sh.shape[0]
@@ -572,7 +788,15 @@ cdef class Chart:
             arc = numpy.ascontiguousarray(arc_scores, dtype=numpy.float32)
             if arc.shape != (N, N):
                 raise ValueError(f"arc_scores must be {(N, N)} with n = {n}, not {arc.shape}")
-        if not (sh.max() < numpy.inf and red.max() < numpy.inf
+        keep_mask = None
+        if keep is not None:
+            keep_mask = numpy.ascontiguousarray(keep, dtype=numpy.uint8)
+            if keep_mask.shape != (N, N):
+                raise ValueError(f"keep must be {(N, N)} with n = {n}, not {keep_mask.shape}")
+        # max() is NaN if any entry is; pruned decoding checks the reduce
+        # scores it reads as it reads them (the whole table costs more to
+        # scan than the pruned chart takes)
+        if not (sh.max() < numpy.inf and (keep_mask is not None or red.max() < numpy.inf)
                 and (arc is None or arc.max() < numpy.inf)):
             raise ValueError("scores must not be NaN or +inf")
         if cost_weight != cost_weight or abs(cost_weight) == INFINITY:
@@ -582,9 +806,11 @@ cdef class Chart:
         D.N = N
         D.k = self.k
         D.hybrid = red.ndim == 4
+        D.t_last = t_last
+        D.T = T
         D.single_root = self.single_root
         D.sh = <const float*> _ptr(sh)
-        D.red = <const float*> _ptr(red)
+        D.red = <const float*> _ptr(numpy.moveaxis(red, 0, -1) if t_last else red)
         D.arc = NULL
         if arc is not None:
             D.arc = <const float*> _ptr(arc)
@@ -601,19 +827,79 @@ cdef class Chart:
             buf[0] = -1
             buf[1 : n + 1] = gold
             D.gold = <const int*> _ptr(buf)
+        D.keep = NULL
+        if keep_mask is not None:
+            D.keep = <const unsigned char*> _ptr(keep_mask)
         D.n_events = 0
         D.score_sum = 0.0
         D.cost_sum = 0.0
+        D.bad_score = False
+        D.reads = NULL
         with nogil:
             if self.k == 4:
                 set_offsets(D)
-                run_mh4(D)
-            else:
-                run_mh3(D)
-            trace2(D, 0, N - 1)
+            if D.keep != NULL:
+                if self.k == 4:
+                    run_mh4_pruned(D)
+                else:
+                    run_mh3_pruned(D)
+            if D.keep == NULL or D.c2[N - 1] == -INFINITY:
+                if D.keep != NULL:
+                    D.keep = NULL
+                    self.fallbacks += 1
+                if self.k == 4:
+                    run_mh4(D)
+                else:
+                    run_mh3(D)
+            if not D.bad_score:
+                trace2(D, 0, N - 1)
+        if D.bad_score:
+            raise ValueError("scores must not be NaN or +inf")
         heads = self._buffers["heads"][1 : n + 1].copy()
         events = self._buffers["events"][: 4 * D.n_events].reshape(D.n_events, 4).copy()
         return float(D.score_sum), float(D.cost_sum), heads, events
+
+    def read_triples(self, keep):
+        """The (s1, s0, b0) triples whose reduce scores a decode pruned with
+        this keep mask reads (hybrid tables): int64 (E, 3), in increasing
+        order; None where no computation builds only kept arcs (that decode
+        reads the whole table). Which items are live depends only on the
+        mask as long as the scores are finite, so the decode reads these
+        triples whatever the tables hold: a caller may score only them."""
+        keep_mask = numpy.ascontiguousarray(keep, dtype=numpy.uint8)
+        if keep_mask.ndim != 2 or keep_mask.shape[0] != keep_mask.shape[1] \
+                or keep_mask.shape[0] < 2:
+            raise ValueError(f"keep must be (n+2, n+2), not {keep_mask.shape}")
+        cdef int N = keep_mask.shape[0]
+        self._grow(N)
+        reads = numpy.zeros(N * N * N, dtype=numpy.uint8)
+        sh = numpy.zeros((N, N), dtype=numpy.float32)
+        cdef ChartData* D = &self.D
+        D.N = N
+        D.k = self.k
+        D.hybrid = True
+        D.t_last = False
+        D.T = self.n_transitions
+        D.single_root = self.single_root
+        D.sh = <const float*> _ptr(sh)
+        D.red = NULL
+        D.arc = NULL
+        D.gold = NULL
+        D.cost_weight = 0.0
+        D.keep = <const unsigned char*> _ptr(keep_mask)
+        D.reads = <unsigned char*> _ptr(reads)
+        cdef bint live
+        with nogil:
+            if self.k == 4:
+                set_offsets(D)
+                run_mh4_pruned(D)
+            else:
+                run_mh3_pruned(D)
+            live = D.c2[N - 1] > -INFINITY
+        D.reads = NULL
+        if not live:
+            return None
+        return numpy.stack(numpy.unravel_index(numpy.flatnonzero(reads), (N, N, N)), axis=1)
 
 
 # -- coverage --------------------------------------------------------------------

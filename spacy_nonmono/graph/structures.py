@@ -25,7 +25,14 @@ A structure is registered by name in `spacy_nonmono.registry.structures`
   one table "arc" with those 4 outputs.
 
 Positions are 0..n+1: 0 the root node, 1..n the words, n+1 the end of the
-buffer (the charts' sentinel; MST ignores it). A table holds its scores
+buffer (the charts' sentinel; MST ignores it).
+
+Pruned decoding: `decode(..., keep=mask)` with a bool (n+2, n+2) [head, dep]
+mask (`keep_heads` makes one from first-order arc scores) finds the best tree
+that uses only kept arcs, exactly; where no tree of the structure does, the
+structure decodes again without the mask (counted in `fallbacks`), so a tree
+always comes out. The MH3/MH4 charts then enumerate only live items (their
+work follows the kept arcs); MST and 1EC read pruned arcs as forbidden. A table holds its scores
 with the outputs last: (N, N, outputs) for a pair table, (outputs, N, N, N)
 for a triple table (a chart's reduce table with "hybrid" features: s1, s0,
 b0).
@@ -38,6 +45,10 @@ import numpy
 # difference a model's tables hold (entries are far below 1e4): decoding with
 # it gives the best-scoring derivation among those with the most gold arcs.
 GOLD_WEIGHT = -1.0e4
+
+# The score a pruned arc gets in MST, which needs finite scores: a tree
+# with one is worse than any tree of kept arcs.
+PRUNED_SCORE = -1.0e9
 
 # (table name, positions (E, arity), outputs (E,)): the table entries a
 # derivation's score sums.
@@ -54,12 +65,26 @@ class Structure:
     tables: Dict[str, int] = {}
     arities: Dict[str, Tuple[int, ...]] = {}
 
+    # Pruned decodes that found no tree of kept arcs (and decoded unpruned).
+    fallbacks = 0
+    # The table whose first output holds first-order arc scores (what
+    # `keep_heads` reads to prune), or None: a model adds a pruner.
+    arc_table = None
+
+    def read_triples(self, keep) -> Optional[numpy.ndarray]:
+        """The (E, 3) position triples of its triple tables that a decode
+        pruned with keep reads (the others need not be scored), or None:
+        all of them (or the structure has no triple table)."""
+        return None
+
     def decode(self, tables: Dict[str, numpy.ndarray], gold_heads=None,
-               cost_weight: float = 0.0):
+               cost_weight: float = 0.0, keep=None):
         """(score, cost, heads, derivation): the best tree under the tables
         plus cost_weight x (words attached to a head other than gold_heads');
         heads 1-based (0 = root), one per word; cost the number of such
-        words; derivation what `entries` reads."""
+        words; derivation what `entries` reads. keep: None, or a bool
+        (n+2, n+2) [head, dep] mask: the best tree of kept arcs (see the
+        module)."""
         raise NotImplementedError
 
     def entries(self, heads, derivation, arities: Dict[str, int]) -> Entries:
@@ -79,11 +104,19 @@ class MSTStructure(Structure):
     name = "mst"
     tables = {"arc": 1}
     arities = {"arc": (2,)}
+    arc_table = "arc"
 
-    def decode(self, tables, gold_heads=None, cost_weight=0.0):
+    def decode(self, tables, gold_heads=None, cost_weight=0.0, keep=None):
         from .mst import mst
 
         arcs = numpy.ascontiguousarray(tables["arc"][:-1, :-1, 0])
+        if keep is not None:
+            kept = numpy.asarray(keep, dtype=bool)[:-1, :-1]
+            heads, score, cost = mst(numpy.where(kept, arcs, PRUNED_SCORE), gold_heads,
+                                     cost_weight)
+            if kept[heads, numpy.arange(1, len(heads) + 1)].all():
+                return score, cost, heads, None
+            self.fallbacks += 1
         heads, score, cost = mst(arcs, gold_heads, cost_weight)
         return score, cost, heads, None
 
@@ -116,12 +149,22 @@ class ChartStructure(Structure):
             self._chart = Chart(self.k, single_root=True)
         return self._chart
 
-    def decode(self, tables, gold_heads=None, cost_weight=0.0):
+    def decode(self, tables, gold_heads=None, cost_weight=0.0, keep=None):
         shift = numpy.ascontiguousarray(tables["shift"][..., 0])
         reduce = tables["reduce"]
         if reduce.ndim == 3:        # a pair table (N, N, T): the chart reads (T, N, N)
             reduce = numpy.ascontiguousarray(numpy.moveaxis(reduce, -1, 0))
-        return self.chart().decode(shift, reduce, gold_heads, cost_weight)
+        return self._decode(shift, reduce, gold_heads, cost_weight, keep=keep)
+
+    def read_triples(self, keep):
+        return self.chart().read_triples(keep)
+
+    def _decode(self, *args, **kwargs):
+        chart = self.chart()
+        before = chart.fallbacks
+        result = chart.decode(*args, **kwargs)
+        self.fallbacks += chart.fallbacks - before
+        return result
 
     def entries(self, heads, derivation, arities):
         events = numpy.asarray(derivation).reshape(-1, 4)
@@ -142,12 +185,13 @@ class ArcChartStructure(ChartStructure):
         self.name = f"mh{k}_arcs"
         self.tables = {"arc": 1}
         self.arities = {"arc": (2,)}
+        self.arc_table = "arc"
         # The charts read transition tables; under arc scores alone they are
         # zero. One flat zero buffer, grown to the longest sentence, serves
         # every length (its prefix reshaped is C-contiguous).
         self._zeros = numpy.zeros(0, dtype=numpy.float32)
 
-    def decode(self, tables, gold_heads=None, cost_weight=0.0):
+    def decode(self, tables, gold_heads=None, cost_weight=0.0, keep=None):
         chart = self.chart()
         arcs = tables["arc"][..., 0]
         N = arcs.shape[0]
@@ -155,8 +199,8 @@ class ArcChartStructure(ChartStructure):
         if self._zeros is None or self._zeros.size < size:
             self._zeros = numpy.zeros(size, dtype=numpy.float32)
         transitions = self._zeros[:size].reshape(chart.n_transitions, N, N)
-        score, cost, heads, _ = chart.decode(transitions[0], transitions, gold_heads,
-                                             cost_weight, arc_scores=arcs)
+        score, cost, heads, _ = self._decode(transitions[0], transitions, gold_heads,
+                                             cost_weight, arc_scores=arcs, keep=keep)
         return score, cost, heads, None
 
     entries = MSTStructure.entries
@@ -178,7 +222,30 @@ class _OneEndpointCrossingBase(Structure):
 
         return int(numpy.sum(numpy.asarray(heads) == 0)) == 1 and is_one_endpoint_crossing(heads)
 
-    def decode(self, tables, gold_heads=None, cost_weight=0.0):
+    def decode(self, tables, gold_heads=None, cost_weight=0.0, keep=None):
+        if keep is not None:
+            keep = numpy.asarray(keep, dtype=bool)
+            try:
+                result = self._decode(self._pruned(tables, keep), gold_heads, cost_weight)
+                heads = result[2]
+                # (the chart's one root is a penalty: with arcs forbidden,
+                # a tree with several may be all that is left)
+                if keep[heads, numpy.arange(1, len(heads) + 1)].all() \
+                        and numpy.count_nonzero(heads == 0) == 1:
+                    return result
+            except ValueError:          # the chart's: no 1EC tree of finite score
+                pass
+            self.fallbacks += 1
+        return self._decode(tables, gold_heads, cost_weight)
+
+    def _pruned(self, tables, keep):
+        """The tables with the pruned arcs' scores at -inf (forbidden)."""
+        table = numpy.array(tables["arc"], dtype=numpy.float64)
+        for channel in self.arc_channels:
+            table[..., channel][~keep] = -numpy.inf
+        return {**tables, "arc": table}
+
+    def _decode(self, tables, gold_heads, cost_weight):
         if self._chart is None:
             self._chart = self._new_chart()
         scores = self._scores(tables)
@@ -201,6 +268,8 @@ class OneEndpointCrossingStructure(_OneEndpointCrossingBase):
     name = "1ec_arcs"
     tables = {"arc": 1}
     arities = {"arc": (2,)}
+    arc_table = "arc"
+    arc_channels = (0,)
     # Sentences longer than this are parsed in windows and skipped in
     # training (docs/results/one_ec/README.md: time and memory by length).
     max_length = 100
@@ -237,6 +306,9 @@ class ThirdOrderOneEndpointCrossingStructure(_OneEndpointCrossingBase):
     name = "1ec"
     tables = {"arc": 4}
     arities = {"arc": (2,)}
+    # Pruning reads no channel of this table (a model adds a pruner); an arc
+    # reads the head or the crossing-region channel, both forbidden when pruned.
+    arc_channels = (1, 3)
     # Longer sentences are parsed in windows and skipped in training
     # (docs/results/one_ec/README.md: time and memory by length).
     max_length = 80
@@ -275,6 +347,30 @@ class ThirdOrderOneEndpointCrossingStructure(_OneEndpointCrossingBase):
 
         pairs, channels = one_ec_o3_terms(heads)
         return [("arc", pairs, channels)]
+
+
+def keep_heads(arc_scores, max_heads: int, margin: float) -> numpy.ndarray:
+    """The pruning mask (n+2, n+2) [head, dep] of first-order arc scores
+    (n+2, n+2) [head, dep]: for each word, its max_heads best heads (among
+    the root and the other words) whose probability under a softmax over
+    that word's heads is at least exp(-margin) times the best one's. The
+    best head is always kept."""
+    scores = numpy.asarray(arc_scores, dtype=numpy.float64)
+    N = scores.shape[0]
+    n = N - 2
+    keep = numpy.zeros((N, N), dtype=bool)
+    if n <= 0:
+        return keep
+    heads = scores[: n + 1, 1 : n + 1].copy()         # heads 0..n of words 1..n
+    words = numpy.arange(n)
+    heads[words + 1, words] = -numpy.inf              # no word heads itself
+    k = min(max_heads, n)
+    order = numpy.argsort(-heads, axis=0, kind="stable")[:k]
+    best = heads[order[0], words]
+    ranked = heads[order, words[None, :]]
+    chosen = ranked >= best[None, :] - margin        # softmax ratio: score difference
+    keep[order[chosen], (words[None, :] + 1).repeat(k, axis=0)[chosen]] = True
+    return keep
 
 
 def arc_cost(gold_heads: Sequence[int], cost_weight: float) -> numpy.ndarray:

@@ -17,7 +17,10 @@ structure decoded (set by the global decoder, `size_global_model`):
 - "shift" (s0, b0) -> 1 and "reduce" (s1, s0, b0) -> one score per reduce
   transition (features "hybrid"; "two": (s0, b0)), for the MH3/MH4 charts;
 - "arc" (head, dependent) -> 1, for MST;
-- "label" (head, dependent) -> one score per label, for every structure.
+- "label" (head, dependent) -> one score per label, for every structure;
+- "prune" (head, dependent) -> 1, a first-order arc scorer trained to pick
+  heads, that prunes the heads a structure without an arc table considers
+  (the global decoder's `prune_heads`).
 
 With `scorer = "biaffine"`, the "arc" and "label" scorers are Dozat &
 Manning's (2017) deep biaffine scorers over the same two parts (the chart
@@ -67,9 +70,10 @@ label_hidden_width = 100
 """ + BILSTM_CONFIG.replace("[tok2vec", "[model.tok2vec")
 FEATURES = ("hybrid", "two")
 # Slots of each scorer (one part each) and its number of outputs by name.
-SLOTS = {"shift": ("s0", "b0"), "arc": ("head", "dep"), "label": ("head", "dep")}
+SLOTS = {"shift": ("s0", "b0"), "arc": ("head", "dep"), "label": ("head", "dep"),
+         "prune": ("head", "dep")}
 REDUCE_SLOTS = {"hybrid": ("s1", "s0", "b0"), "two": ("s0", "b0")}
-SCORERS = ("shift", "reduce", "arc", "label")
+SCORERS = ("shift", "reduce", "arc", "label", "prune")
 SCORER_KINDS = ("mlp", "biaffine")
 
 
@@ -307,12 +311,13 @@ class BiaffineScorer:
 
 
 MLP = MLPScorer()
-BIAFFINE = {"arc": BiaffineScorer("u"), "label": BiaffineScorer("V")}
+BIAFFINE = {"arc": BiaffineScorer("u"), "label": BiaffineScorer("V"),
+            "prune": BiaffineScorer("u")}
 
 
 def scorer_kind(scorer: str, name: str):
     """The helper that scores the scorer `name` under the model's `scorer`
-    setting (only arcs and labels have a biaffine form)."""
+    setting (only arcs, labels and the pruner have a biaffine form)."""
     return BIAFFINE.get(name, MLP) if scorer == "biaffine" else MLP
 
 
@@ -348,17 +353,25 @@ class ScorerView:
         return self.kinds[scorer].pair_table(self.params[scorer], self._part(scorer, 0, rows),
                                              self._part(scorer, 1, rows))
 
-    def triple_table(self, scorer: str, rows: numpy.ndarray) -> numpy.ndarray:
+    def triple_table(self, scorer: str, rows: numpy.ndarray, triples=None) -> numpy.ndarray:
         """Scores of every (p1, p2, p3) triple with p1 < p2 < p3, the only
         ones the charts read (a reduce's s1, s0, b0 stand in that order;
         other entries zero): (outputs, m, m, m). MLP scorers only (the
         charts' reduce scorer). For each p2 the triples form a rectangle
-        (p1 before it, p3 after it): one matrix product per p2."""
+        (p1 before it, p3 after it): one matrix product per p2. triples:
+        None, or (E, 3) positions: only those scored (a pruned chart's
+        reads), the other entries zero."""
         p = self.params[scorer]
         A, B, C = (self._part(scorer, k, rows) for k in range(3))
         m = len(rows)
         out = numpy.zeros((m, m, m, p["W"].shape[0]), dtype=A.dtype)
         W_T = numpy.ascontiguousarray(p["W"].T)
+        if triples is not None:
+            first, second, third = triples.T
+            hidden = A[first] + B[second] + C[third] + p["b"]
+            numpy.maximum(hidden, 0, out=hidden)
+            out[first, second, third] = hidden @ W_T + p["c"]
+            return numpy.moveaxis(out, -1, 0)
         for second in range(1, m - 1):
             hidden = (B[second] + C[second + 1:] + p["b"])[None] + A[:second, None]
             numpy.maximum(hidden, 0, out=hidden)

@@ -61,8 +61,8 @@ class SumView:
     def pair_table(self, scorer: str, rows: numpy.ndarray) -> numpy.ndarray:
         return sum(view.pair_table(scorer, rows) for view in self.views)
 
-    def triple_table(self, scorer: str, rows: numpy.ndarray) -> numpy.ndarray:
-        return sum(view.triple_table(scorer, rows) for view in self.views)
+    def triple_table(self, scorer: str, rows: numpy.ndarray, triples=None) -> numpy.ndarray:
+        return sum(view.triple_table(scorer, rows, triples) for view in self.views)
 
     def scores(self, scorer: str, rows: numpy.ndarray):
         return sum(view.scores(scorer, rows)[0] for view in self.views), None
