@@ -33,6 +33,17 @@ from ..graph import get_structure
 from .base import Decoder, Parses
 
 
+# A pruned decode's triple table is filled for its reads alone when they are
+# at most this share of the ordered triples: gathering the few is dearer per
+# triple than the whole table's rectangles (measured on Latin:
+# docs/results/pruning/).
+SPARSE_FILL = 0.3
+
+
+def n_ordered_triples(m: int) -> int:
+    return m * (m - 1) * (m - 2) // 6
+
+
 class LabelledStructure:
     """What the global decoder decodes (the component holds it where a
     transition decoder holds its transition system): a structure of
@@ -65,8 +76,10 @@ class LabelledStructure:
     def tables(self, view: ScorerView, rows: numpy.ndarray, keep=None) -> Dict[str, numpy.ndarray]:
         """The structure's score tables of one sentence (positions 0..n+1 at
         `rows`); with a pruning mask, a triple table holds only the triples
-        the pruned decode reads."""
+        the pruned decode reads, where they are few (SPARSE_FILL)."""
         triples = None if keep is None else self.structure.read_triples(keep)
+        if triples is not None and len(triples) > SPARSE_FILL * n_ordered_triples(len(rows)):
+            triples = None      # the whole table costs less per triple
         return {name: (view.triple_table(name, rows, triples) if view.layout[name][1] == 3
                        else view.pair_table(name, rows))
                 for name in self.structure.tables}

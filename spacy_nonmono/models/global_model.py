@@ -359,23 +359,29 @@ class ScorerView:
         other entries zero): (outputs, m, m, m). MLP scorers only (the
         charts' reduce scorer). For each p2 the triples form a rectangle
         (p1 before it, p3 after it): one matrix product per p2. triples:
-        None, or (E, 3) positions: only those scored (a pruned chart's
-        reads), the other entries zero."""
+        None, or (E, 3) positions (a pruned chart's reads): for each p2 only
+        the rectangle of the p1 and p3 its triples use is scored, the other
+        entries stay zero."""
         p = self.params[scorer]
         A, B, C = (self._part(scorer, k, rows) for k in range(3))
         m = len(rows)
         out = numpy.zeros((m, m, m, p["W"].shape[0]), dtype=A.dtype)
         W_T = numpy.ascontiguousarray(p["W"].T)
-        if triples is not None:
-            first, second, third = triples.T
-            hidden = A[first] + B[second] + C[third] + p["b"]
-            numpy.maximum(hidden, 0, out=hidden)
-            out[first, second, third] = hidden @ W_T + p["c"]
+        if triples is None:
+            for second in range(1, m - 1):
+                hidden = (B[second] + C[second + 1:] + p["b"])[None] + A[:second, None]
+                numpy.maximum(hidden, 0, out=hidden)
+                out[:second, second, second + 1:] = hidden @ W_T + p["c"]
             return numpy.moveaxis(out, -1, 0)
-        for second in range(1, m - 1):
-            hidden = (B[second] + C[second + 1:] + p["b"])[None] + A[:second, None]
+        # For each p2, the rectangle of the p1 and p3 that its triples use.
+        order = numpy.argsort(triples[:, 1], kind="stable")
+        triples = triples[order]
+        seconds, starts = numpy.unique(triples[:, 1], return_index=True)
+        for second, group in zip(seconds, numpy.split(triples, starts[1:])):
+            firsts, thirds = numpy.unique(group[:, 0]), numpy.unique(group[:, 2])
+            hidden = (B[second] + C[thirds] + p["b"])[None] + A[firsts, None]
             numpy.maximum(hidden, 0, out=hidden)
-            out[:second, second, second + 1:] = hidden @ W_T + p["c"]
+            out[firsts[:, None], second, thirds[None, :]] = hidden @ W_T + p["c"]
         return numpy.moveaxis(out, -1, 0)
 
     # -- scores of tuples and their gradient -------------------------------------
