@@ -261,6 +261,13 @@ def test_chart_parser_trains_its_pruner_and_parses_pruned(examples, tmp_path):
         tables, keep = system.pruned_tables(view, rows, 3, 4.0)
         whole = system.decode(system.tables(view, rows), keep=keep)
         assert list(system.decode(tables, keep=keep)[2]) == list(whole[2])
+        # One head a word: where no tree is left, the mask is widened once.
+        narrow = keep_heads(system.pruning_scores(view, rows), 1, 0.5)
+        _, keep = system.pruned_tables(view, rows, 1, 0.5)
+        if system.structure.read_triples(narrow) is None:
+            assert (keep >= narrow).all() and keep.sum(axis=0).max() <= 2
+        else:
+            assert (keep == narrow).all()
     nlp.to_disk(tmp_path / "model")
     loaded = spacy.load(tmp_path / "model")
     assert arcs_of(loaded.pipe([Doc(loaded.vocab, words=[t.text for t in d]) for d in docs])) \

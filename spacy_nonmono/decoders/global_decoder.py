@@ -38,6 +38,9 @@ from .base import Decoder, Parses
 # triple than the whole table's rectangles (measured on Latin:
 # docs/results/pruning/).
 SPARSE_FILL = 0.3
+# Where no tree uses only the kept arcs, a chart structure tries once more
+# with twice the heads and this much more margin (long sentences).
+WIDER_MARGIN = 3.0
 
 
 def n_ordered_triples(m: int) -> int:
@@ -77,7 +80,10 @@ class LabelledStructure:
         """The structure's score tables of one sentence (positions 0..n+1 at
         `rows`); with a pruning mask, a triple table holds only the triples
         the pruned decode reads, where they are few (SPARSE_FILL)."""
-        triples = None if keep is None else self.structure.read_triples(keep)
+        return self._tables(view, rows, None if keep is None
+                            else self.structure.read_triples(keep))
+
+    def _tables(self, view, rows, triples) -> Dict[str, numpy.ndarray]:
         if triples is not None and len(triples) > SPARSE_FILL * n_ordered_triples(len(rows)):
             triples = None      # the whole table costs less per triple
         return {name: (view.triple_table(name, rows, triples) if view.layout[name][1] == 3
@@ -110,8 +116,15 @@ class LabelledStructure:
         if self.structure.arc_table is not None:
             tables = self.tables(view, rows)
             return tables, keep_heads(self.pruning_scores(view, rows, tables), max_heads, margin)
-        keep = keep_heads(self.pruning_scores(view, rows), max_heads, margin)
-        return self.tables(view, rows, keep), keep
+        scores = self.pruning_scores(view, rows)
+        keep = keep_heads(scores, max_heads, margin)
+        triples = self.structure.read_triples(keep)
+        if triples is None and self.structure.reads_triples:
+            # No tree of kept arcs: once more with twice the heads and a wider
+            # margin before the decode falls back to every arc.
+            keep = keep_heads(scores, 2 * max_heads, margin + WIDER_MARGIN)
+            triples = self.structure.read_triples(keep)
+        return self._tables(view, rows, triples), keep
 
     def scored_tuples(self, view: ScorerView, rows: numpy.ndarray, heads, derivation):
         """The entries a derivation's score sums, as (scorer, rows (E, slots),

@@ -71,10 +71,14 @@ class Structure:
     # `keep_heads` reads to prune), or None: a model adds a pruner.
     arc_table = None
 
+    # Whether read_triples tells the triples a pruned decode reads (None:
+    # no tree of kept arcs); else it always answers None (all of them).
+    reads_triples = False
+
     def read_triples(self, keep) -> Optional[numpy.ndarray]:
         """The (E, 3) position triples of its triple tables that a decode
         pruned with keep reads (the others need not be scored), or None:
-        all of them (or the structure has no triple table)."""
+        all of them (with reads_triples: no tree uses only kept arcs)."""
         return None
 
     def decode(self, tables: Dict[str, numpy.ndarray], gold_heads=None,
@@ -155,6 +159,8 @@ class ChartStructure(Structure):
         if reduce.ndim == 3:        # a pair table (N, N, T): the chart reads (T, N, N)
             reduce = numpy.ascontiguousarray(numpy.moveaxis(reduce, -1, 0))
         return self._decode(shift, reduce, gold_heads, cost_weight, keep=keep)
+
+    reads_triples = True
 
     def read_triples(self, keep):
         return self.chart().read_triples(keep)
