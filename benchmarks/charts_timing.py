@@ -72,10 +72,15 @@ def time_and_peak(decode, repeat):
         peak = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
+    return best_time(decode, repeat), peak
+
+
+def best_time(function, repeat: int) -> float:
+    """The best of `repeat` calls' seconds."""
     best = None
     for _ in range(max(1, repeat)):
         start = time.perf_counter()
-        decode()
+        function()
         elapsed = time.perf_counter() - start
         best = elapsed if best is None else min(best, elapsed)
-    return best, peak
+    return best

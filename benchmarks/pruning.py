@@ -18,7 +18,6 @@ pipeline whose parser decodes globally (`decoding_options.prune_heads`).
 A table per part is printed; --json writes them all.
 """
 import json
-import time
 from pathlib import Path
 from typing import Dict, List, Sequence, Tuple
 
@@ -117,33 +116,23 @@ def gold_arcs_kept(scores: ParserScores, sentences, heads_values, margins) -> Li
             for (k, m), c in counts.items()]
 
 
-def _best_time(function, repeat: int) -> float:
-    best = None
-    for _ in range(max(1, repeat)):
-        start = time.perf_counter()
-        function()
-        elapsed = time.perf_counter() - start
-        best = elapsed if best is None else min(best, elapsed)
-    return best
-
-
 def decode_times(scores: ParserScores, words: Sequence[Sequence[str]], heads: int,
                  margin: float, repeat: int) -> List[dict]:
     """Per sentence: n, table fill time, decode time unpruned and pruned,
     and whether the pruned decode fell back."""
-    from spacy_nonmono.graph.structures import keep_heads
+    from benchmarks.charts_timing import best_time
 
     system = scores.parser.moves
     structure = system.structure
     out = []
     for n, view, rows in scores.sentences(words):
-        fill = _best_time(lambda: system.tables(view, rows), repeat)
-        pruned_fill = _best_time(lambda: system.pruned_tables(view, rows, heads, margin), repeat)
+        fill = best_time(lambda: system.tables(view, rows), repeat)
+        pruned_fill = best_time(lambda: system.pruned_tables(view, rows, heads, margin), repeat)
         tables = system.tables(view, rows)
         pruned_tables, keep = system.pruned_tables(view, rows, heads, margin)
-        unpruned = _best_time(lambda: structure.decode(tables), repeat)
+        unpruned = best_time(lambda: structure.decode(tables), repeat)
         before = structure.fallbacks
-        pruned = _best_time(lambda: structure.decode(pruned_tables, keep=keep), repeat)
+        pruned = best_time(lambda: structure.decode(pruned_tables, keep=keep), repeat)
         out.append({"n": n, "fill": fill, "pruned_fill": pruned_fill, "unpruned": unpruned,
                     "pruned": pruned, "fell_back": structure.fallbacks > before})
     return out

@@ -467,33 +467,24 @@ cdef inline void link_4item(ChartData* D, int a, int b, int c, int d, double v4,
     it) into [a, c, d] and [a, b, d], reading the per-d link tables and
     cost_a as mh4_pair does (the same choices, ties alike)."""
     cdef int i = b * D.N + c
-    cdef int t
-    cdef double q, p, s
     if D.stamp[i] != d:         # the link tables' entry of (b, c), filled on first use
         fill_link_entry(D, b, c, d)
         D.stamp[i] = d
-    q = D.q2[i] + D.cost_a[b]
-    p = D.p2[i]
-    if p > q:
-        s = v4 + p
-        t = D.t2[i]
-    else:
-        s = v4 + q
-        t = RA1
-    if s > D.best3[c]:
-        D.best3[c] = s
-        D.bpl[c] = (b * 8 + t) * 2 + split
-    q = D.q3[i] + D.cost_a[c]
-    p = D.p3[i]
-    if p > q:
-        s = v4 + p
-        t = D.t3[i]
-    else:
-        s = v4 + q
-        t = RA2
-    if s > D.best3[b]:
-        D.best3[b] = s
-        D.bpl[b] = (c * 8 + t) * 2 + split
+    # drop b (ra' a -> b, or the better of la' and la2): [a, c, d]
+    link_into(D, c, b, v4, D.q2[i] + D.cost_a[b], D.p2[i], D.t2[i], RA1, split)
+    # drop c (ra2 a -> c, or the better of ra and la): [a, b, d]
+    link_into(D, b, c, v4, D.q3[i] + D.cost_a[c], D.p3[i], D.t3[i], RA2, split)
+
+
+cdef inline void link_into(ChartData* D, int x, int y, double v4, double q, double p, int tp,
+                           int tq, int split) noexcept nogil:
+    """The 3-item that keeps x and drops y from a 4-item of value v4: the
+    link of score p (transition tp) where it beats q (transition tq)."""
+    cdef double s = v4 + (p if p > q else q)
+    cdef int t = tp if p > q else tq
+    if s > D.best3[x]:
+        D.best3[x] = s
+        D.bpl[x] = (y * 8 + t) * 2 + split
 
 
 cdef void mh4_pair_pruned(ChartData* D, int a, int d) noexcept nogil:
