@@ -122,7 +122,7 @@ cdef struct ChartData:
     const int* gold         # gold[dep] = gold head of word dep (gold[0] unused); NULL: no cost
     double cost_weight
     const unsigned char* keep   # keep[head * N + dep]: the arc may be built; NULL: every arc
-    # Pruned decoding's lists of live items (run_mh4_pruned), each in the
+    # Pruned decoding's lists of live items (run_pruned), each in the
     # order it is filled:
     int* l2                 # [a * N + i]: the right ends d of the live 2-items [a, d]
     int* n2                 # [a]: their number
@@ -446,21 +446,6 @@ cdef void combine_live(ChartData* D, int a, int d) noexcept nogil:
             D.best3[x] = D.c2[a * N + x] + D.sh[a * N + x] + D.c2[x * N + d]
 
 
-cdef void run_mh3_pruned(ChartData* D) noexcept nogil:
-    cdef int N = D.N
-    cdef int a, d
-    start_pruned(D)
-    for d in range(1, N):
-        for a in range(d - 1, -1, -1):
-            if d == a + 1:
-                set_2item(D, a, d, 0.0, -1)
-            else:
-                combine_live(D, a, d)
-                link_2item(D, a, d)
-            if D.c2[a * N + d] > -INFINITY:
-                add_live_2item(D, a, d)
-
-
 cdef inline void link_4item(ChartData* D, int a, int b, int c, int d, double v4,
                             int split) noexcept nogil:
     """Link the 4-item [a, b, c, d] of value v4 (split: which Combine built
@@ -528,7 +513,9 @@ cdef void mh4_pair_pruned(ChartData* D, int a, int d) noexcept nogil:
     link_2item(D, a, d, D.l3 + base, n_live)
 
 
-cdef void run_mh4_pruned(ChartData* D) noexcept nogil:
+cdef void run_pruned(ChartData* D) noexcept nogil:
+    """run_mh3 or run_mh4 over live items: each item's combinations of live
+    antecedents only (the 3-items of MH3 come from Combines alone)."""
     cdef int N = D.N
     cdef int a, d
     start_pruned(D)
@@ -536,8 +523,11 @@ cdef void run_mh4_pruned(ChartData* D) noexcept nogil:
         for a in range(d - 1, -1, -1):
             if d == a + 1:
                 set_2item(D, a, d, 0.0, -1)
-            else:
+            elif D.k == 4:
                 mh4_pair_pruned(D, a, d)
+            else:
+                combine_live(D, a, d)
+                link_2item(D, a, d)
             if D.c2[a * N + d] > -INFINITY:
                 add_live_2item(D, a, d)
 
@@ -830,10 +820,7 @@ cdef class Chart:
             if self.k == 4:
                 set_offsets(D)
             if D.keep != NULL:
-                if self.k == 4:
-                    run_mh4_pruned(D)
-                else:
-                    run_mh3_pruned(D)
+                run_pruned(D)
             if D.keep == NULL or D.c2[N - 1] == -INFINITY:
                 if D.keep != NULL:
                     D.keep = NULL
@@ -883,9 +870,7 @@ cdef class Chart:
         with nogil:
             if self.k == 4:
                 set_offsets(D)
-                run_mh4_pruned(D)
-            else:
-                run_mh3_pruned(D)
+            run_pruned(D)
             live = D.c2[N - 1] > -INFINITY
         D.reads = NULL
         if not live:
