@@ -32,8 +32,9 @@ mask (`keep_heads` makes one from first-order arc scores) finds the best tree
 that uses only kept arcs, exactly; where no tree of the structure does, the
 structure decodes again without the mask (counted in `fallbacks`), so a tree
 always comes out. The MH3/MH4 charts then enumerate only live items (their
-work follows the kept arcs); MST and 1EC read pruned arcs as forbidden. A table holds its scores
-with the outputs last: (N, N, outputs) for a pair table, (outputs, N, N, N)
+work follows the kept arcs); MST and 1EC read pruned arcs as forbidden.
+
+A table holds its scores with the outputs last: (N, N, outputs) for a pair table, (outputs, N, N, N)
 for a triple table (a chart's reduce table with "hybrid" features: s1, s0,
 b0).
 """
