@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 from typing import Tuple
 
-from spacy_nonmono.cli.common import (HelpFormatter, InputError, check_output_paths,
+from spacy_nonmono.cli.common import (HelpFormatter, InputError, check_output_paths, number_list,
                                       load_pipeline)
 
 
@@ -32,16 +32,6 @@ def add_parser(commands) -> None:
     p.add_argument("--widths", default="1,2,4,8,16", help="Comma-separated beam widths")
     p.add_argument("--json", type=Path, default=None, help="Write the numbers as JSON here")
     p.set_defaults(run=run)
-
-
-def parse_widths(text: str):
-    try:
-        widths = [int(w) for w in text.split(",") if w.strip()]
-    except ValueError:
-        raise InputError(f"--widths must be comma-separated integers, got {text!r}") from None
-    if not widths or min(widths) < 1:
-        raise InputError(f"--widths must be integers >= 1, got {text!r}")
-    return widths
 
 
 def beam_component(nlp, name: str) -> Tuple[str, str]:
@@ -89,7 +79,7 @@ def run(args) -> int:
     from spacy_nonmono.evaluation.speed import count_words
 
     check_output_paths({"--json": args.json}, inputs=[args.gold])
-    widths = parse_widths(args.widths)
+    widths = number_list(args.widths, "--widths")
     sentences, _ = read_gold(args.gold)
     words = count_words(sentences)
     # Every pipeline checked before any parse: a wrong one costs no waiting.

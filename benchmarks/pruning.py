@@ -9,7 +9,8 @@ pipeline whose parser decodes globally (`decoding_options.prune_heads`).
 2. Decoding time by sentence length on --test (gold tokens): per sentence,
    the score tables' fill time and the structure's decode, without pruning
    and with the --chosen setting, plus sentences of exactly --lengths words
-   cut from the running test text (one sentence each; the 100-word case).
+   cut from the running test text (one sentence each, `length-cost`'s
+   cutting; the 100-word case).
    Best of --repeat; one BLAS thread.
 3. --test scores (UAS, LAS) and the pipeline's words/s (nlp.pipe, batch
    1000, median of --runs, runs interleaved) without pruning and with the
@@ -21,7 +22,7 @@ import json
 from pathlib import Path
 from typing import Dict, List, Sequence, Tuple
 
-from spacy_nonmono.cli.common import HelpFormatter, InputError
+from spacy_nonmono.cli.common import HelpFormatter, InputError, number_list
 
 BUCKETS = ((1, 10), (11, 20), (21, 30), (31, 40), (41, 60), (61, 150))
 
@@ -42,26 +43,6 @@ def add_parser(commands) -> None:
     p.add_argument("--runs", type=int, default=3, help="Speed runs per setting (median)")
     p.add_argument("--json", type=Path, default=None, help="Write the results here")
     p.set_defaults(run=run)
-
-
-def _ints(text: str, what: str) -> List[int]:
-    try:
-        values = [int(v) for v in text.split(",") if v.strip()]
-    except ValueError:
-        raise InputError(f"{what} must be comma-separated integers, not {text!r}") from None
-    if not values or min(values) < 1:
-        raise InputError(f"{what} must be integers >= 1, not {text!r}")
-    return values
-
-
-def _floats(text: str, what: str) -> List[float]:
-    try:
-        values = [float(v) for v in text.split(",") if v.strip()]
-    except ValueError:
-        raise InputError(f"{what} must be comma-separated numbers, not {text!r}") from None
-    if not values or min(values) <= 0:
-        raise InputError(f"{what} must be numbers > 0, not {text!r}")
-    return values
 
 
 class ParserScores:
@@ -138,18 +119,6 @@ def decode_times(scores: ParserScores, words: Sequence[Sequence[str]], heads: in
     return out
 
 
-def cut_sentences(words: Sequence[Sequence[str]], lengths: Sequence[int]) -> List[List[str]]:
-    """One sentence of each length, cut from the running text of the
-    sentences (their words in order)."""
-    text = [w for sentence in words for w in sentence]
-    out = []
-    for n in lengths:
-        if n > len(text):
-            raise InputError(f"--lengths: {n} words is more than the test text holds")
-        out.append(text[:n])
-    return out
-
-
 def by_bucket(times: List[dict]) -> List[dict]:
     out = []
     for lo, hi in BUCKETS:
@@ -190,18 +159,20 @@ def scores_and_speed(path: str, sentences, settings: Dict[str, Tuple[int, float]
 
 
 def run(args) -> int:
+    from benchmarks.length_cost import sentences_of_length
     from spacy_nonmono.cli.common import load_parser_pipeline
     from spacy_nonmono.conllu_io import is_word
     from spacy_nonmono.evaluation.gold_tokens import read_gold
     from spacy_nonmono.threads import blas_threads
 
-    heads_values = _ints(args.heads, "--heads")
-    margins = _floats(args.margins, "--margins")
+    heads_values = number_list(args.heads, "--heads")
+    margins = number_list(args.margins, "--margins", float)
     chosen = args.chosen.split(",")
     if len(chosen) != 2:
         raise InputError(f"--chosen is prune_heads,prune_margin, not {args.chosen!r}")
-    heads, margin = _ints(chosen[0], "--chosen heads")[0], _floats(chosen[1], "--chosen margin")[0]
-    lengths = _ints(args.lengths, "--lengths")
+    heads = number_list(chosen[0], "--chosen (heads)")[0]
+    margin = number_list(chosen[1], "--chosen (margin)", float)[0]
+    lengths = number_list(args.lengths, "--lengths")
     nlp = load_parser_pipeline(args.pipeline)
     scores = ParserScores(nlp)
     dev, _ = read_gold(args.dev, skip_invalid=True)
@@ -219,7 +190,9 @@ def run(args) -> int:
     with blas_threads(1):
         words = [[t["form"] for t in s if is_word(t)] for s in test]
         times = decode_times(scores, words, heads, margin, args.repeat)
-        cut = decode_times(scores, cut_sentences(words, lengths), heads, margin, args.repeat)
+        text = [w for sentence in words for w in sentence]
+        cut = decode_times(scores, [sentences_of_length(text, n, 1)[0] for n in lengths],
+                           heads, margin, args.repeat)
     results["by_length"] = by_bucket(times)
     results["cut"] = cut
     print(f"\ndecoding time per sentence on {args.test.name}, pruned with heads {heads}, "

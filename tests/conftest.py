@@ -30,7 +30,8 @@ from pathlib import Path
 import pytest
 import spacy
 from hypothesis import HealthCheck, settings
-from spacy.tokens import DocBin
+from spacy.tokens import Doc, DocBin
+from spacy.training import Example
 from spacy.training.converters import conllu_to_docs
 
 # Make the pure-Python references in tests/ importable as plain modules.
@@ -229,6 +230,12 @@ SMALL_MODEL = {
         "subword_features": True,
     },
 }
+
+
+def sample_examples(limit):
+    """Training examples of the shipped sample: gold docs and their words."""
+    return [Example(Doc(d.vocab, words=[t.text for t in d]), d)
+            for d in sample_docs("train", limit=limit)]
 
 
 def sample_docs(split, n_sents_per_doc=1, limit=None):

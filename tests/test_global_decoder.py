@@ -8,17 +8,15 @@ import numpy
 import pytest
 import spacy
 from spacy.tokens import Doc
-from spacy.training import Example
 
-from conftest import make_global_nlp, make_nlp, sample_docs, train, tree_ok
+from conftest import make_global_nlp, make_nlp, sample_docs, sample_examples, train, tree_ok
 from spacy_nonmono.models.global_model import ScorerView
 from spacy_nonmono.models.layout import span_rows
 
 
 @pytest.fixture(scope="module")
 def examples():
-    return [Example(Doc(d.vocab, words=[t.text for t in d]), d)
-            for d in sample_docs("train", limit=30)]
+    return sample_examples(30)
 
 
 def arcs(docs):

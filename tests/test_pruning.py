@@ -10,11 +10,10 @@ import spacy
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from spacy.tokens import Doc
-from spacy.training import Example
 
 import reference_charts as R
 import reference_mst as M
-from conftest import make_global_nlp, sample_docs, scaled, train, tree_ok
+from conftest import make_global_nlp, sample_docs, sample_examples, scaled, train, tree_ok
 from spacy_nonmono.graph import get_structure, is_one_endpoint_crossing
 from spacy_nonmono.graph.charts import Chart
 from spacy_nonmono.graph.structures import keep_heads
@@ -42,6 +41,7 @@ def valid_tree(heads) -> bool:
 
 # -- the MH3 / MH4 charts ------------------------------------------------------------
 
+@pytest.mark.slow     # exhaustive search over every computation or tree
 @settings(max_examples=scaled(80), deadline=None)
 @given(n=st.integers(0, 6), seed=st.integers(0, 2**32 - 1), k=st.sampled_from([3, 4]),
        features=st.sampled_from(["hybrid", "two"]), single_root=st.booleans(),
@@ -165,6 +165,7 @@ def arc_objective(arcs, heads):
     return sum(float(arcs[h, d]) for d, h in enumerate(heads, start=1))
 
 
+@pytest.mark.slow     # exhaustive search over every computation or tree
 @settings(max_examples=scaled(60), deadline=None)
 @given(n=st.integers(1, 6), seed=st.integers(0, 2**32 - 1),
        name=st.sampled_from(["mst", "mh3_arcs", "mh4_arcs", "1ec_arcs"]))
@@ -229,8 +230,7 @@ def test_keep_heads(n, seed, max_heads, margin):
 
 @pytest.fixture(scope="module")
 def examples():
-    return [Example(Doc(d.vocab, words=[t.text for t in d]), d)
-            for d in sample_docs("train", limit=30)]
+    return sample_examples(30)
 
 
 def arcs_of(docs):

@@ -17,6 +17,19 @@ class InputError(Exception):
     """A command was given something it cannot use (file, pipeline, option)."""
 
 
+def number_list(text: str, option: str, kind=int) -> list:
+    """The comma-separated values of an option: integers >= 1 (kind int) or
+    numbers > 0 (kind float); an InputError naming the option otherwise."""
+    what, bound = ("integers", ">= 1") if kind is int else ("numbers", "> 0")
+    try:
+        values = [kind(v) for v in text.split(",") if v.strip()]
+    except ValueError:
+        raise InputError(f"{option} must be comma-separated {what}, got {text!r}") from None
+    if not values or not all(v >= 1 if kind is int else v > 0 for v in values):
+        raise InputError(f"{option} must be {what} {bound}, got {text!r}")
+    return values
+
+
 class HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
     """Every option's default in its help."""
 

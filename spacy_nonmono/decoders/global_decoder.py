@@ -34,9 +34,9 @@ from .base import Decoder, Parses
 
 
 # A pruned decode's triple table is filled for its reads alone when they are
-# at most this share of the ordered triples: gathering the few is dearer per
-# triple than the whole table's rectangles (measured on Latin:
-# docs/results/pruning/).
+# at most this share of the ordered triples: scoring a few scattered triples
+# costs more per triple than the whole table's rectangles. A setting, not
+# tuned by a benchmark.
 SPARSE_FILL = 0.3
 # Where no tree uses only the kept arcs, a chart structure tries once more
 # with twice the heads and this much more margin (long sentences).

@@ -280,25 +280,26 @@ cdef void fill_link_tables(ChartData* D, int d) noexcept nogil:
 
 
 cdef inline void fill_link_entry(ChartData* D, int b, int c, int d) noexcept nogil:
-    """fill_link_tables for one (b, c)."""
+    """fill_link_tables for one (b, c). n + 1 heads nothing: no la2 or la
+    into it (their scores are not read)."""
     cdef int i = b * D.N + c
-    cdef double s
+    cdef bint head_d = d != D.N - 1
     D.q2[i] = red_read(D, RA1, b, c, d)
-    D.p2[i] = red_read(D, LA1, b, c, d) + arc_term(D, c, b)
-    D.t2[i] = LA1
-    if d != D.N - 1:
-        s = red_read(D, LA2, b, c, d) + arc_term(D, d, b)
-        if s > D.p2[i]:
-            D.p2[i] = s
-            D.t2[i] = LA2
+    keep_better(&D.p2[i], &D.t2[i], LA1, red_read(D, LA1, b, c, d) + arc_term(D, c, b),
+                LA2, red_read(D, LA2, b, c, d) + arc_term(D, d, b) if head_d else -INFINITY)
     D.q3[i] = red_read(D, RA2, b, c, d)
-    D.p3[i] = red_read(D, RA, b, c, d) + arc_term(D, b, c)
-    D.t3[i] = RA
-    if d != D.N - 1:
-        s = red_read(D, LA, b, c, d) + arc_term(D, d, c)
-        if s > D.p3[i]:
-            D.p3[i] = s
-            D.t3[i] = LA
+    keep_better(&D.p3[i], &D.t3[i], RA, red_read(D, RA, b, c, d) + arc_term(D, b, c),
+                LA, red_read(D, LA, b, c, d) + arc_term(D, d, c) if head_d else -INFINITY)
+
+
+cdef inline void keep_better(double* p, signed char* t, int t1, double s1, int t2,
+                             double s2) noexcept nogil:
+    """p, t = s1, t1, or s2, t2 where s2 is higher (ties to the first)."""
+    p[0] = s1
+    t[0] = t1
+    if s2 > s1:
+        p[0] = s2
+        t[0] = t2
 
 
 cdef void mh4_pair(ChartData* D, int a, int d) noexcept nogil:
