@@ -146,11 +146,13 @@ VECTORS = "vectors"
 PRETRAIN = "pretrain"
 # After +full: the parser reads the taggers' predicted tags (`configs.add_tag_input`).
 TAGS_IN = "tagsin"
+# After +full: each tagger has a BiLSTM layer of its own (`configs.tagger_layers`).
+TAGGER_LAYER = "taglayer"
 # After +full: the senter reads the text with a BiLSTM of its own, or the shared
 # encoder over the whole text (`init-config --senter`: `configs.SENTERS`).
 SENTER_VARIANTS = {"bilstmsenter": "bilstm", "sharedsenter": "shared"}
 MODEL_VARIANTS = ("bilstm", "two", "full", "biaffine", VECTORS, PRETRAIN, TAGS_IN,
-                  XPOS_POSITIONS, *SENTER_VARIANTS) + \
+                  XPOS_POSITIONS, TAGGER_LAYER, *SENTER_VARIANTS) + \
     tuple(FULL_VARIANTS)
 GLOBAL_MODEL_VARIANTS = ("nomlpdrop",)   # FULL_VARIANTS of the global model
 GREEDY_MODEL_VARIANTS = ("mlpdrop",)     # FULL_VARIANTS of our greedy model
@@ -236,7 +238,7 @@ def parse_system(name: str) -> SystemSpec:
                 variants[:1] == ["full"]
                 and set(variants[1:]) <= set(FULL_VARIANTS) - set(GLOBAL_MODEL_VARIANTS)
                 - set(GREEDY_MODEL_VARIANTS) | {VECTORS, PRETRAIN, TAGS_IN, XPOS_POSITIONS,
-                                                *SENTER_VARIANTS})):
+                                                TAGGER_LAYER, *SENTER_VARIANTS})):
             return SystemSpec(None, model=tuple(variants))
         if head == SPACY_PARSER and variants in (["beam"], ["full", "beam"]):
             return SystemSpec(None, settings=VARIANTS["beam"], model=tuple(variants[:-1]))
@@ -274,7 +276,7 @@ def parse_system(name: str) -> SystemSpec:
                     "add +full first")
     if PRETRAIN in model and "full" not in model[:model.index(PRETRAIN)]:
         raise wrong(f"+{PRETRAIN} pretrains the full pipeline's shared encoder: add +full first")
-    for variant in (TAGS_IN, XPOS_POSITIONS, *SENTER_VARIANTS):
+    for variant in (TAGS_IN, XPOS_POSITIONS, TAGGER_LAYER, *SENTER_VARIANTS):
         if variant in model and "full" not in model[:model.index(variant)]:
             raise wrong(f"+{variant} sets the full pipeline's components: add +full first")
     beam_training = [v for v in variants
@@ -344,7 +346,7 @@ def full_pipeline_config(spec: SystemSpec, name: str, out_dir: Optional[Path]) -
     """Write the full pipeline's config for a +full system to out_dir/<name>.cfg."""
     from spacy_nonmono.configs import (SENTERS, add_pretraining, add_tag_input, config_text,
                                        filled_config, positional_xpos, read_static_vectors,
-                                       spacy_parser_pipeline)
+                                       spacy_parser_pipeline, tagger_layers)
 
     if out_dir is None:
         raise InputError(f"{name}: a +full system's config is written to a folder; none given")
@@ -387,6 +389,8 @@ def full_pipeline_config(spec: SystemSpec, name: str, out_dir: Optional[Path]) -
             section[key] = value
     if XPOS_POSITIONS in spec.model:
         positional_xpos(config)
+    if TAGGER_LAYER in spec.model:
+        tagger_layers(config)
     if TAGS_IN in spec.model:
         add_tag_input(config)
     if PRETRAIN in spec.model:

@@ -295,6 +295,12 @@ def test_predicted_tags_change_the_parsers_scores(full_corpora, tmp_path):  # no
     ("mh4+global+full+xpospos", {"components.tagger.factory": "nonmono_positional_tagger"}),
     ("spacy_parser+full+tagsin",
      {"components.parser.model.tok2vec.@architectures": "spacy_nonmono.TagInput.v1"}),
+    ("mh4+global+full+xpospos+taglayer",
+     {"components.tagger.model.tok2vec.@architectures": "spacy_nonmono.BiLSTMEncoder.v1",
+      "components.morphologizer.model.tok2vec.depth": 1}),
+    ("spacy_parser+full+taglayer",
+     {"components.morphologizer.model.tok2vec.@architectures":
+      "spacy_nonmono.BiLSTMEncoder.v1"}),
 ])
 def test_workflow_names_select_the_levers(tmp_path, name, expected):
     path, _ = training_config(name, tmp_path)
@@ -523,3 +529,51 @@ def test_init_config_writes_the_tag_and_xpos_settings(tmp_path, capsys):
         ["POS", "MORPH", "TAG"]
     assert nonmono_main(["init-config", str(path), "--tag-input"]) == 2
     assert "init-config --pipeline full" in capsys.readouterr().err
+
+
+# -- a BiLSTM layer of each tagger's own ----------------------------------------------------
+
+
+def test_tagger_layers_train_save_load_and_pickle(full_corpora, tmp_path):  # noqa: F811
+    from spacy_nonmono.configs import positional_xpos, tagger_layers
+
+    config = load_config(config_path("full_pipeline.cfg"), interpolate=False,
+                         overrides={**full_corpora, **SMALL, "training.max_steps": 8,
+                                    "training.eval_frequency": 4})
+    positional_xpos(config)
+    tagger_layers(config)
+    tagger_layers(config)       # once is enough: a second call changes nothing
+    assert config["components"]["tagger"]["model"]["tok2vec"]["tok2vec"]["@architectures"] \
+        == "spacy_nonmono.ScaleGradient.v1"
+    fix_random_seed(0)
+    nlp = init_nlp(config)
+    # Each tagger has a layer of its own, as wide as the shared encoder.
+    layers = [nlp.get_pipe(name).model.get_ref("tok2vec").get_ref("bilstm")
+              for name in ("morphologizer", "tagger")]
+    assert layers[0] is not layers[1]
+    shared = nlp.get_pipe("tok2vec").model.get_dim("nO")
+    assert all(layer.get_dim("nO") == shared for layer in layers)
+    log = io.StringIO()
+    (tmp_path / "train").mkdir()
+    nlp, final = train_loop(nlp, tmp_path / "train", stdout=log, stderr=log)
+    doc = nlp("The cat sat on the mat .")
+    assert all(t.tag_ and t.pos_ for t in doc)
+    assert_round_trips(nlp, final, full_corpora["paths.dev"], tmp_path)
+
+
+def test_tagger_layers_read_what_the_shared_encoder_reads(tmp_path):
+    from spacy_nonmono.cli import main as nonmono_main
+
+    path = tmp_path / "layers.cfg"
+    assert nonmono_main(["init-config", str(path), "--pipeline", "full", "--tagger-layer",
+                         "bilstm", "--senter", "shared"]) == 0
+    config = load_config(path, interpolate=True)
+    shared = config["components"]["tok2vec"]["model"]
+    for name in ("morphologizer", "tagger"):
+        layer = config["components"][name]["model"]["tok2vec"]
+        assert (layer["sentences"], layer["window"], layer["overlap"]) == \
+            (shared["sentences"], shared["window"], shared["overlap"]) == (False, 64, 32)
+        assert layer["tok2vec"]["layer"]["upstream"] == "tok2vec"
+    with pytest.raises(ValueError, match="tagger_layers"):
+        from spacy_nonmono.configs import tagger_layers
+        tagger_layers(load_config(config_path("nonmono_parser.cfg"), interpolate=False))

@@ -89,6 +89,10 @@ def add_parser(commands) -> None:
                    "positional: one softmax per position of a positional tag (Latin, Czech: "
                    "nonmono_positional_tagger); none: the treebank has no XPOS column (all "
                    "`_`): no tagger, XPOS written `_`")
+    p.add_argument("--tagger-layer", default="none", choices=("none", "bilstm"),
+                   help="Full pipeline: none: the taggers' softmaxes read the shared "
+                   "encoder; bilstm: each tagger has a BiLSTM layer of its own between them "
+                   "(spacy_nonmono.BiLSTMEncoder.v1 over the listener)")
     p.add_argument("--senter", default="cnn", choices=("cnn", "bilstm", "shared"),
                    help="Full pipeline: the sentence splitter's model. cnn: spaCy's senter "
                    "(a CNN that sees two words each side); bilstm: a BiLSTM of its own over "
@@ -136,7 +140,8 @@ def run(args) -> int:
                                pretraining=args.pretraining, transformer=args.transformer,
                                tokenizer=args.tokenizer, tag_input=args.tag_input,
                                xpos=args.xpos, senter=args.senter, add_marks=args.add_marks,
-                               remove_punctuation=args.remove_punctuation)
+                               remove_punctuation=args.remove_punctuation,
+                               tagger_layer=args.tagger_layer)
     except Exception as e:   # the component's ValueErrors, spaCy's config and language errors
         message = " ".join(str(e).split())
         raise InputError(f"cannot make this config: {message}") from None

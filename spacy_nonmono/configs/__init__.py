@@ -85,6 +85,7 @@ def filled_config(
     senter: str = "cnn",
     add_marks: float = 0.0,
     remove_punctuation: float = 0.0,
+    tagger_layer: str = "none",
 ) -> Config:
     """A packaged config with these settings of the nonmono_parser
     component, filled: `pipeline` "parser" (nonmono_parser.cfg: the component
@@ -104,6 +105,8 @@ def filled_config(
     xpos: the XPOS tagger: "whole" (spaCy's, whole tags), "positional"
     (`positional_xpos`: one softmax per position of a positional tag), or
     "none" for a treebank without XPOS: no tagger (`without_tagger`).
+    tagger_layer: "none" (the taggers' softmaxes on the shared encoder) or
+    "bilstm" (`tagger_layers`: a BiLSTM layer of each tagger's own between).
     senter: the full pipeline's sentence splitter: "cnn" (spaCy's senter
     model, a CNN that sees two words each side), "bilstm" (`bilstm_senter`:
     a BiLSTM of its own over the whole text, across sentences, with
@@ -158,6 +161,10 @@ def filled_config(
         without_tagger(config)
     elif xpos != "whole":
         raise ValueError(f"Unknown xpos {xpos!r}: expected 'whole', 'positional' or 'none'.")
+    if tagger_layer == "bilstm":
+        tagger_layers(config)
+    elif tagger_layer != "none":
+        raise ValueError(f"Unknown tagger_layer {tagger_layer!r}: expected 'none' or 'bilstm'.")
     if pretraining:
         add_pretraining(config)
     if tokenizer == "treebank":
@@ -322,6 +329,34 @@ def positional_xpos(config: Config) -> Config:
     tagger["factory"] = "nonmono_positional_tagger"
     tagger["model"] = {"@architectures": "spacy_nonmono.PositionalTagger.v1", "nO": None,
                        "tok2vec": tagger["model"]["tok2vec"]}
+    return config
+
+
+# Each tagger's layer of its own (UDPipe 2's "one layer per task"): one
+# bidirectional layer as wide as the shared encoder, over its vectors, reading
+# the sequences the shared encoder reads (sentences, or pieces of whole docs).
+TAGGER_LAYER = {
+    "@architectures": "spacy_nonmono.BiLSTMEncoder.v1", "width": "${components.tok2vec.model.width}",
+    "depth": 1, "dropout": 0.2, "layer_dropout": 0.3,
+    "sentences": "${components.tok2vec.model.sentences}", "recurrent_dropout": 0.0,
+    "window": "${components.tok2vec.model.window}",
+    "overlap": "${components.tok2vec.model.overlap}"}
+
+
+def tagger_layers(config: Config) -> Config:
+    """Give each tagger of the pipeline (morphologizer, XPOS tagger) a BiLSTM
+    layer of its own between the shared encoder and its softmax (in place):
+    the tagger's whole loss trains its layer, and the shared encoder still
+    gets the share of its gradient that the tagger's `ScaleGradient` passes."""
+    components = config["components"]
+    taggers = [name for name in TAGGERS if name in components]
+    if not taggers or "tok2vec" not in components:
+        raise ValueError("tagger_layers: the pipeline has no shared `tok2vec` and taggers "
+                         "(the full pipeline has them: init-config --pipeline full).")
+    for name in taggers:
+        model = components[name]["model"]
+        if model["tok2vec"].get("@architectures") != TAGGER_LAYER["@architectures"]:
+            model["tok2vec"] = {**TAGGER_LAYER, "tok2vec": model["tok2vec"]}
     return config
 
 
