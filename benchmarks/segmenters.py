@@ -158,7 +158,7 @@ def run(args) -> int:
     import spacy
     from spacy.tokens import DocBin
 
-    from benchmarks.workflow import log
+    from benchmarks.workflow.layout import log
 
     senters = [s for s in args.senters.split(",") if s]
     unknown = [s for s in senters if s not in SENTERS]

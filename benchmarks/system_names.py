@@ -1,6 +1,6 @@
 """Workflow system names: what `<system>[-<oracle>][+<variant>]...` (and
 `spacy_parser`, `udpipe`, ensembles `A&B[@structure]`) trains, and the
-training config each name gets. `workflow.py` runs the steps over them;
+training config each name gets. `workflow/` runs the steps over them;
 docs/results/README.md lists the names.
 """
 import json

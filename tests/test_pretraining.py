@@ -122,7 +122,7 @@ def test_workflow_pretrain_names_and_inputs(tmp_path):
     the train step pretrains on --raw-text-dir/<treebank>.txt and says what
     is missing before training."""
     from benchmarks.system_names import parse_system, training_config
-    from benchmarks.workflow import sample_sentences
+    from benchmarks.workflow.training import sample_sentences
     from spacy_nonmono.cli.common import InputError
 
     assert parse_system("mh4+global+full+vectors+pretrain").model == ("full", "vectors",

@@ -428,7 +428,7 @@ def test_without_tagger_takes_the_xpos_tagger_out_everywhere():
 
 
 def test_workflow_trains_treebanks_without_xpos_without_a_tagger(tmp_path):
-    from benchmarks.workflow import has_xpos
+    from benchmarks.workflow.layout import has_xpos
 
     with_xpos = tmp_path / "a.conllu"
     with_xpos.write_text("# sent_id = 1\n1\tx\tx\tNOUN\tNN\t_\t0\troot\t_\t_\n\n")
@@ -475,7 +475,7 @@ def test_a_pipeline_without_xpos_writes_it_as_underscore(full_corpora, tmp_path)
 
 
 def test_dev_curve_reads_spacys_training_table():
-    from benchmarks.workflow import dev_curve
+    from benchmarks.workflow.training import dev_curve
 
     ours = ("E    #       LOSS TOK2VEC  LOSS NONMO...  POS_ACC  DEP_LAS_PUNCT  DEP_UAS_PUNCT  SCORE \n"
             "---  ------  ------------  -------------  -------  -------------  -------------  ------\n"
@@ -494,7 +494,7 @@ def test_run_logged_shows_and_keeps_the_output(tmp_path, capsys):
     import subprocess
     import sys
 
-    from benchmarks.workflow import run_logged
+    from benchmarks.workflow.layout import run_logged
 
     run_logged([sys.executable, "-c", "print('a'); import sys; print('b', file=sys.stderr)"],
                tmp_path / "deep" / "train.log")
