@@ -9,6 +9,7 @@ MODULES = [
     "spacy_nonmono.graph.algorithms",
     "spacy_nonmono.graph.charts",
     "spacy_nonmono.graph.ec_chart",
+    "spacy_nonmono.graph.ec_fill",
     "spacy_nonmono.graph.ec3_chart",
     "spacy_nonmono.graph.mst",
     "spacy_nonmono.graph.split_grammars",
