@@ -1,12 +1,15 @@
 """spacy-nonmono: non-monotonic and non-projective transition-based
 dependency parsing as a spaCy component (`nonmono_parser`)."""
-from ._source_checkout import use_installed_copy
+from ._source_checkout import module_path
 
-if not use_installed_copy(__name__, __file__):
-    from .decoders import get_decoder
-    from .systems import get_system
-    from .models import build_parser_model
-    from .pipeline import NonMonoParser, make_nonmono_parser
+# A source folder without compiled extensions (a regular install, run from the
+# repository root) finds its modules in the installed copy.
+__path__ = module_path(__path__, __file__)
+
+from .decoders import get_decoder  # noqa: E402
+from .systems import get_system  # noqa: E402
+from .models import build_parser_model  # noqa: E402
+from .pipeline import NonMonoParser, make_nonmono_parser  # noqa: E402
 
 __version__ = "0.1.0"
 

@@ -3,12 +3,13 @@
 After a regular install (`pip install .`), Python started in the repository's
 root finds the source folder `spacy_nonmono/` first (the current folder comes
 first on sys.path), and that folder has no compiled extensions. Then the
-installed copy is used instead, so `python -m spacy_nonmono ...`, the lab's
-`python -m benchmarks ...`, `spacy project run ...` and `python -m pytest
-tests` work from the root in both install modes. With neither compiled extensions here nor an installed copy,
-the import fails with what to do.
+package finds its modules in the installed copy: its `__path__` (the folders
+Python looks in for the package's modules) names that copy alone. So `python
+-m spacy_nonmono ...`, the lab's `python -m benchmarks ...`, `spacy project
+run ...` and `python -m pytest tests` work from the root in both install
+modes. With neither compiled extensions here nor an installed copy, the
+import fails with what to do.
 """
-import importlib.util
 import sys
 from importlib.machinery import EXTENSION_SUFFIXES
 from pathlib import Path
@@ -31,14 +32,13 @@ def installed_copy(source_dir: Path):
     return None
 
 
-def use_installed_copy(name: str, init_file: str) -> bool:
-    """If the package being imported (`name`, from `init_file`) is an unbuilt
-    source folder, import the installed copy in its place and return True;
-    return False when this folder is built. Raises ImportError when there is
-    nothing to use."""
+def module_path(path, init_file: str):
+    """The folders the package's modules are found in (its `__path__`): its
+    own, where it was built; else the installed copy's. Raises ImportError
+    when there is neither."""
     source_dir = Path(init_file).resolve().parent
     if is_built(source_dir):
-        return False
+        return path
     installed = installed_copy(source_dir)
     if installed is None:
         raise ImportError(
@@ -47,11 +47,4 @@ def use_installed_copy(name: str, init_file: str) -> bool:
             "(`pip install .` or `pip install -e .`) or build in place (`python setup.py "
             "build_ext --inplace`)."
         )
-    spec = importlib.util.spec_from_file_location(
-        name, installed / "__init__.py", submodule_search_locations=[str(installed)])
-    module = importlib.util.module_from_spec(spec)
-    # The import system returns what sys.modules holds once the source
-    # __init__ has run: the installed package.
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return True
+    return [str(installed)]

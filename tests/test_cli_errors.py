@@ -454,3 +454,36 @@ def test_oracle_moves_into_a_closed_pipe_writes_its_json(tmp_path):
     assert (status, stderr) == (1, "")
     assert set(json.loads((tmp_path / "moves.json").read_text())) == {
         "gold/swap_lazy", "gold/swap_stay_eager"}
+
+
+def test_an_unbuilt_source_folder_reads_the_built_modules(tmp_path):
+    """A source folder without compiled extensions (a regular install, run
+    from the repository root) finds its modules in the built copy further on
+    sys.path, and says what to do when there is none."""
+    import spacy_nonmono
+    from spacy_nonmono.systems import base
+
+    built = Path(spacy_nonmono.__path__[0])
+    source = tmp_path / "spacy_nonmono"
+    source.mkdir()
+    for name in ("__init__.py", "_source_checkout.py", "__main__.py"):
+        (source / name).write_text((built / name).read_text(encoding="utf8"), encoding="utf8")
+    probe = ("import spacy_nonmono, spacy_nonmono.systems.base as b; "
+             "print(spacy_nonmono.__file__); print(b.__file__)")
+    env = dict(os.environ, PYTHONPATH=str(built.parent))
+    result = subprocess.run([sys.executable, "-c", probe], cwd=tmp_path, env=env,
+                            capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    package_file, module_file = result.stdout.split()
+    assert Path(package_file).resolve() == (source / "__init__.py").resolve()
+    assert Path(module_file).resolve() == Path(base.__file__).resolve()
+    result = subprocess.run([sys.executable, "-m", "spacy_nonmono", "--version"], cwd=tmp_path,
+                            env=env, capture_output=True, text=True)
+    assert result.returncode == 0 and result.stdout.startswith("spacy-nonmono "), result.stderr
+    # Nothing built anywhere: a clear error.
+    from spacy_nonmono._source_checkout import module_path
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(sys, "path", [str(tmp_path)])
+        with pytest.raises(ImportError, match="build_ext --inplace"):
+            module_path([str(source)], str(source / "__init__.py"))
