@@ -146,13 +146,15 @@ VECTORS = "vectors"
 PRETRAIN = "pretrain"
 # After +full: the parser reads the taggers' predicted tags (`configs.add_tag_input`).
 TAGS_IN = "tagsin"
-# After +full: each tagger has a BiLSTM layer of its own (`configs.tagger_layers`).
+# After +full: each tagger has a BiLSTM layer of its own (`configs.tagger_layers`);
+# +taglayer0: the same without its dropout.
 TAGGER_LAYER = "taglayer"
+TAGGER_LAYER_NO_DROPOUT = "taglayer0"
 # After +full: the senter reads the text with a BiLSTM of its own, or the shared
 # encoder over the whole text (`init-config --senter`: `configs.SENTERS`).
 SENTER_VARIANTS = {"bilstmsenter": "bilstm", "sharedsenter": "shared"}
 MODEL_VARIANTS = ("bilstm", "two", "full", "biaffine", VECTORS, PRETRAIN, TAGS_IN,
-                  XPOS_POSITIONS, TAGGER_LAYER, *SENTER_VARIANTS) + \
+                  XPOS_POSITIONS, TAGGER_LAYER, TAGGER_LAYER_NO_DROPOUT, *SENTER_VARIANTS) + \
     tuple(FULL_VARIANTS)
 GLOBAL_MODEL_VARIANTS = ("nomlpdrop",)   # FULL_VARIANTS of the global model
 GREEDY_MODEL_VARIANTS = ("mlpdrop",)     # FULL_VARIANTS of our greedy model
@@ -238,7 +240,8 @@ def parse_system(name: str) -> SystemSpec:
                 variants[:1] == ["full"]
                 and set(variants[1:]) <= set(FULL_VARIANTS) - set(GLOBAL_MODEL_VARIANTS)
                 - set(GREEDY_MODEL_VARIANTS) | {VECTORS, PRETRAIN, TAGS_IN, XPOS_POSITIONS,
-                                                TAGGER_LAYER, *SENTER_VARIANTS})):
+                                                TAGGER_LAYER, TAGGER_LAYER_NO_DROPOUT,
+                                                *SENTER_VARIANTS})):
             return SystemSpec(None, model=tuple(variants))
         if head == SPACY_PARSER and variants in (["beam"], ["full", "beam"]):
             return SystemSpec(None, settings=VARIANTS["beam"], model=tuple(variants[:-1]))
@@ -276,7 +279,8 @@ def parse_system(name: str) -> SystemSpec:
                     "add +full first")
     if PRETRAIN in model and "full" not in model[:model.index(PRETRAIN)]:
         raise wrong(f"+{PRETRAIN} pretrains the full pipeline's shared encoder: add +full first")
-    for variant in (TAGS_IN, XPOS_POSITIONS, TAGGER_LAYER, *SENTER_VARIANTS):
+    for variant in (TAGS_IN, XPOS_POSITIONS, TAGGER_LAYER, TAGGER_LAYER_NO_DROPOUT,
+                    *SENTER_VARIANTS):
         if variant in model and "full" not in model[:model.index(variant)]:
             raise wrong(f"+{variant} sets the full pipeline's components: add +full first")
     beam_training = [v for v in variants
@@ -391,6 +395,8 @@ def full_pipeline_config(spec: SystemSpec, name: str, out_dir: Optional[Path]) -
         positional_xpos(config)
     if TAGGER_LAYER in spec.model:
         tagger_layers(config)
+    if TAGGER_LAYER_NO_DROPOUT in spec.model:
+        tagger_layers(config, dropout=0.0, layer_dropout=0.0)
     if TAGS_IN in spec.model:
         add_tag_input(config)
     if PRETRAIN in spec.model:

@@ -298,6 +298,8 @@ def test_predicted_tags_change_the_parsers_scores(full_corpora, tmp_path):  # no
     ("mh4+global+full+xpospos+taglayer",
      {"components.tagger.model.tok2vec.@architectures": "spacy_nonmono.BiLSTMEncoder.v1",
       "components.morphologizer.model.tok2vec.depth": 1}),
+    ("mh4+global+full+taglayer0", {"components.tagger.model.tok2vec.layer_dropout": 0.0,
+                                   "components.morphologizer.model.tok2vec.dropout": 0.0}),
     ("spacy_parser+full+taglayer",
      {"components.morphologizer.model.tok2vec.@architectures":
       "spacy_nonmono.BiLSTMEncoder.v1"}),

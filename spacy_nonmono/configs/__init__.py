@@ -343,11 +343,12 @@ TAGGER_LAYER = {
     "overlap": "${components.tok2vec.model.overlap}"}
 
 
-def tagger_layers(config: Config) -> Config:
+def tagger_layers(config: Config, dropout: float = 0.2, layer_dropout: float = 0.3) -> Config:
     """Give each tagger of the pipeline (morphologizer, XPOS tagger) a BiLSTM
     layer of its own between the shared encoder and its softmax (in place):
     the tagger's whole loss trains its layer, and the shared encoder still
-    gets the share of its gradient that the tagger's `ScaleGradient` passes."""
+    gets the share of its gradient that the tagger's `ScaleGradient` passes.
+    dropout, layer_dropout: the layer's (BiLSTMEncoder's), in training."""
     components = config["components"]
     taggers = [name for name in TAGGERS if name in components]
     if not taggers or "tok2vec" not in components:
@@ -356,7 +357,8 @@ def tagger_layers(config: Config) -> Config:
     for name in taggers:
         model = components[name]["model"]
         if model["tok2vec"].get("@architectures") != TAGGER_LAYER["@architectures"]:
-            model["tok2vec"] = {**TAGGER_LAYER, "tok2vec": model["tok2vec"]}
+            model["tok2vec"] = {**TAGGER_LAYER, "dropout": dropout,
+                                "layer_dropout": layer_dropout, "tok2vec": model["tok2vec"]}
     return config
 
 
