@@ -456,6 +456,7 @@ def test_oracle_moves_into_a_closed_pipe_writes_its_json(tmp_path):
         "gold/swap_lazy", "gold/swap_stay_eager"}
 
 
+@pytest.mark.slow     # subprocesses
 def test_an_unbuilt_source_folder_reads_the_built_modules(tmp_path):
     """A source folder without compiled extensions (a regular install, run
     from the repository root) finds its modules in the built copy further on
