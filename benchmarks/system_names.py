@@ -153,8 +153,10 @@ TAGGER_LAYER_NO_DROPOUT = "taglayer0"
 # After +full: the senter reads the text with a BiLSTM of its own, or the shared
 # encoder over the whole text (`init-config --senter`: `configs.SENTERS`).
 SENTER_VARIANTS = {"bilstmsenter": "bilstm", "sharedsenter": "shared"}
-MODEL_VARIANTS = ("bilstm", "two", "full", "biaffine", VECTORS, PRETRAIN, TAGS_IN,
-                  XPOS_POSITIONS, TAGGER_LAYER, TAGGER_LAYER_NO_DROPOUT, *SENTER_VARIANTS) + \
+# The model variants that set the full pipeline's components (after +full).
+COMPONENT_VARIANTS = (TAGS_IN, XPOS_POSITIONS, TAGGER_LAYER, TAGGER_LAYER_NO_DROPOUT,
+                      *SENTER_VARIANTS)
+MODEL_VARIANTS = ("bilstm", "two", "full", "biaffine", VECTORS, PRETRAIN, *COMPONENT_VARIANTS) + \
     tuple(FULL_VARIANTS)
 GLOBAL_MODEL_VARIANTS = ("nomlpdrop",)   # FULL_VARIANTS of the global model
 GREEDY_MODEL_VARIANTS = ("mlpdrop",)     # FULL_VARIANTS of our greedy model
@@ -239,9 +241,7 @@ def parse_system(name: str) -> SystemSpec:
         if head == SPACY_PARSER and (variants in ([], ["bilstm"]) or (
                 variants[:1] == ["full"]
                 and set(variants[1:]) <= set(FULL_VARIANTS) - set(GLOBAL_MODEL_VARIANTS)
-                - set(GREEDY_MODEL_VARIANTS) | {VECTORS, PRETRAIN, TAGS_IN, XPOS_POSITIONS,
-                                                TAGGER_LAYER, TAGGER_LAYER_NO_DROPOUT,
-                                                *SENTER_VARIANTS})):
+                - set(GREEDY_MODEL_VARIANTS) | {VECTORS, PRETRAIN, *COMPONENT_VARIANTS})):
             return SystemSpec(None, model=tuple(variants))
         if head == SPACY_PARSER and variants in (["beam"], ["full", "beam"]):
             return SystemSpec(None, settings=VARIANTS["beam"], model=tuple(variants[:-1]))
@@ -279,8 +279,7 @@ def parse_system(name: str) -> SystemSpec:
                     "add +full first")
     if PRETRAIN in model and "full" not in model[:model.index(PRETRAIN)]:
         raise wrong(f"+{PRETRAIN} pretrains the full pipeline's shared encoder: add +full first")
-    for variant in (TAGS_IN, XPOS_POSITIONS, TAGGER_LAYER, TAGGER_LAYER_NO_DROPOUT,
-                    *SENTER_VARIANTS):
+    for variant in COMPONENT_VARIANTS:
         if variant in model and "full" not in model[:model.index(variant)]:
             raise wrong(f"+{variant} sets the full pipeline's components: add +full first")
     beam_training = [v for v in variants

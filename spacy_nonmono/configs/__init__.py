@@ -335,10 +335,9 @@ def positional_xpos(config: Config) -> Config:
 # Each tagger's layer of its own (UDPipe 2's "one layer per task"): one
 # bidirectional layer as wide as the shared encoder, over its vectors, reading
 # the sequences the shared encoder reads (sentences, or pieces of whole docs).
-TAGGER_LAYER = {
+TAGGER_LAYER_MODEL = {
     "@architectures": "spacy_nonmono.BiLSTMEncoder.v1", "width": "${components.tok2vec.model.width}",
-    "depth": 1, "dropout": 0.2, "layer_dropout": 0.3,
-    "sentences": "${components.tok2vec.model.sentences}", "recurrent_dropout": 0.0,
+    "depth": 1, "sentences": "${components.tok2vec.model.sentences}", "recurrent_dropout": 0.0,
     "window": "${components.tok2vec.model.window}",
     "overlap": "${components.tok2vec.model.overlap}"}
 
@@ -356,8 +355,8 @@ def tagger_layers(config: Config, dropout: float = 0.2, layer_dropout: float = 0
                          "(the full pipeline has them: init-config --pipeline full).")
     for name in taggers:
         model = components[name]["model"]
-        if model["tok2vec"].get("@architectures") != TAGGER_LAYER["@architectures"]:
-            model["tok2vec"] = {**TAGGER_LAYER, "dropout": dropout,
+        if model["tok2vec"].get("@architectures") != TAGGER_LAYER_MODEL["@architectures"]:
+            model["tok2vec"] = {**TAGGER_LAYER_MODEL, "dropout": dropout,
                                 "layer_dropout": layer_dropout, "tok2vec": model["tok2vec"]}
     return config
 
