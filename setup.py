@@ -12,6 +12,7 @@ MODULES = [
     "spacy_nonmono.graph.ec_fill",
     "spacy_nonmono.graph.ec3_chart",
     "spacy_nonmono.graph.mst",
+    "spacy_nonmono.graph.segmentation",
     "spacy_nonmono.graph.split_grammars",
     "spacy_nonmono.systems.base",
     "spacy_nonmono.systems.covington",

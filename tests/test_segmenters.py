@@ -59,7 +59,8 @@ def test_workflow_names_select_the_senters(tmp_path):
     config = load_config(path, interpolate=False)
     assert config["components"]["senter"]["model"]["tok2vec"]["@architectures"] == \
         "spacy_nonmono.BiLSTMEncoder.v1"
-    for name in ("mh4+global+full+lstmdrop+sharedsenter", "spacy_parser+full+sharedsenter"):
+    for name in ("mh4+global+full+lstmdrop+sharedsenter", "spacy_parser+full+sharedsenter",
+                 "mh4+global+full+lstmdrop+syntaxsenter"):
         path, _ = training_config(name, tmp_path)
         config = load_config(path, interpolate=False)
         assert config["nlp"]["pipeline"][:2] == ["tok2vec", "senter"]
@@ -67,7 +68,7 @@ def test_workflow_names_select_the_senters(tmp_path):
         parse_system("mh4+global+bilstmsenter")
 
 
-@pytest.mark.parametrize("senter", ["bilstm", "shared"])
+@pytest.mark.parametrize("senter", ["bilstm", "shared", "syntax"])
 def test_senters_train_save_load_pickle_and_read_across_sentences(
         full_corpora, tmp_path, senter):  # noqa: F811
     from spacy_nonmono.configs import SENTERS, augment_punctuation
@@ -96,9 +97,12 @@ def test_senters_train_save_load_pickle_and_read_across_sentences(
 
     def scores(words):
         doc = Doc(nlp.vocab, words=words)
-        if senter == "shared":
+        if senter != "bilstm":
             nlp.get_pipe("tok2vec")(doc)
-        return nlp.get_pipe("senter").model.predict([doc])[0]
+        scores = nlp.get_pipe("senter").model.predict([doc])[0]
+        # The syntax senter's band: each word's score as a root.
+        return scores[:, nlp.get_pipe("senter").max_length - 1:][:, :1] \
+            if senter == "syntax" else scores
 
     first = "The cat sat on the mat".split()
     # The first word is scored from words six and more away, in the next

@@ -19,7 +19,7 @@ import json
 import sys
 from pathlib import Path
 
-from ..configs import XLMR_TRANSFORMERS
+from ..configs import SENTERS, XLMR_TRANSFORMERS
 from ..files import write_text_atomic
 from .common import InputError, RawHelpFormatter, check_output_path
 
@@ -93,12 +93,14 @@ def add_parser(commands) -> None:
                    help="Full pipeline: none: the taggers' softmaxes read the shared "
                    "encoder; bilstm: each tagger has a BiLSTM layer of its own between them "
                    "(spacy_nonmono.BiLSTMEncoder.v1 over the listener)")
-    p.add_argument("--senter", default="cnn", choices=("cnn", "bilstm", "shared"),
+    p.add_argument("--senter", default="cnn", choices=tuple(SENTERS),
                    help="Full pipeline: the sentence splitter's model. cnn: spaCy's senter "
                    "(a CNN that sees two words each side); bilstm: a BiLSTM of its own over "
                    "the whole text, across sentences, with characters for every word; shared: "
                    "on the shared encoder, which then reads the whole text (for text whose "
-                   "punctuation does not mark sentences: docs/sentences.md)")
+                   "punctuation does not mark sentences: docs/sentences.md); syntax: the "
+                   "best analysis of the whole text into sentences, each a tree under "
+                   "first-order head scores on the shared encoder")
     p.add_argument("--add-marks", type=float, default=0.0, metavar="SHARE",
                    help="Train with this share of the training docs rewritten with a full "
                    "stop closing every sentence: for a treebank without punctuation whose "

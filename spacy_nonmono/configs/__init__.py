@@ -110,8 +110,9 @@ def filled_config(
     senter: the full pipeline's sentence splitter: "cnn" (spaCy's senter
     model, a CNN that sees two words each side), "bilstm" (`bilstm_senter`:
     a BiLSTM of its own over the whole text, across sentences, with
-    characters for every word) or "shared" (`shared_senter`: on the shared
-    encoder, which then reads the whole text).
+    characters for every word), "shared" (`shared_senter`: on the shared
+    encoder, which then reads the whole text) or "syntax" (`syntax_senter`:
+    sentences decided with syntax, on the shared encoder).
     add_marks, remove_punctuation: the shares of training docs rewritten with
     a full stop closing every sentence, or without their punctuation
     (`augment_punctuation`)."""
@@ -435,8 +436,25 @@ def augment_punctuation(config: Config, add: float = 0.0, remove: float = 0.0) -
     return config
 
 
+def syntax_senter(config: Config) -> Config:
+    """Decide sentences with syntax (in place): the shared senter's setting
+    (`shared_senter`: the shared encoder reads the whole text), with
+    `nonmono_syntax_senter` instead of a per-word senter: the best analysis
+    of the text into sentences, each a projective tree under first-order
+    head scores on the shared vectors."""
+    shared_senter(config)
+    senter = config["components"]["senter"]
+    config["components"]["senter"] = {
+        "factory": "nonmono_syntax_senter", "max_length": senter["max_length"],
+        "overwrite": senter["overwrite"], "scorer": senter["scorer"],
+        "model": {"@architectures": "spacy_nonmono.SentenceHeads.v1", "width": 128,
+                  "dropout": 0.25, "tok2vec": senter["model"]["tok2vec"]}}
+    return config
+
+
 # The full pipeline's sentence splitters (`init-config --senter`).
-SENTERS = {"cnn": lambda config: config, "bilstm": bilstm_senter, "shared": shared_senter}
+SENTERS = {"cnn": lambda config: config, "bilstm": bilstm_senter, "shared": shared_senter,
+           "syntax": syntax_senter}
 
 
 def without_tagger(config: Config) -> Config:

@@ -1,0 +1,151 @@
+"""`nonmono_syntax_senter`: the head scores' gradient, training on docs of
+several sentences, boundaries set before it, saving, loading and pickling."""
+import pickle
+
+import numpy
+import pytest
+import spacy
+from spacy.tokens import Doc
+from spacy.training import Example
+from thinc.api import Model, NumpyOps
+
+from spacy_nonmono.models.sentence_heads import SentenceHeads, band_blocks, masked_log_softmax
+from spacy_nonmono.pipeline.senter import bound_sentences
+
+from conftest import sample_docs
+
+SMALL = {"@architectures": "spacy_nonmono.SentenceHeads.v1", "width": 16, "dropout": 0.0,
+         "tok2vec": {"@architectures": "spacy.HashEmbedCNN.v2", "pretrained_vectors": None,
+                     "width": 16, "depth": 1, "embed_size": 300, "window_size": 1,
+                     "maxout_pieces": 2, "subword_features": False}}
+
+
+class FixedVectors(Model):
+    """Token vectors given by a table (a stand-in tok2vec for the gradient check)."""
+
+    def __init__(self, X):
+        def forward(model, docs, is_train):
+            def backprop(dXs):
+                model.attrs["dX"] = dXs
+                return []
+            return [model.attrs["X"]], backprop
+
+        super().__init__("fixed", forward, dims={"nO": X.shape[1]}, attrs={"X": X})
+
+
+def test_band_blocks_fill_every_reachable_cell_once():
+    for n, L in ((1, 3), (5, 2), (70, 4), (150, 60)):
+        seen = numpy.zeros((n, 2 * L - 1), dtype=int)
+        for s, e, cs, ce, (rows, cols), (brows, bcols) in band_blocks(n, L):
+            seen[rows, cols] += 1
+            assert numpy.all(cs + bcols == rows + cols - (L - 1))
+            assert numpy.all(s + brows == rows)
+        h = numpy.arange(n)[:, None] + numpy.arange(2 * L - 1) - (L - 1)
+        expected = (h >= 0) & (h < n) & (numpy.arange(2 * L - 1) != L - 1)
+        assert numpy.array_equal(seen, expected.astype(int))
+
+
+def test_the_gradient_matches_finite_differences():
+    ops = NumpyOps()
+    rng = numpy.random.default_rng(0)
+    n, L, nI = 7, 3, 5
+    X = rng.normal(size=(n, nI))
+    model = SentenceHeads(FixedVectors(X), width=4, dropout=0.0)
+    model.attrs["max_length"] = L
+    model.initialize()
+    for name in ("U", "v", "r", "r0", "bh", "bd"):
+        model.set_param(name, rng.normal(size=model.get_param(name).shape))
+    for name in ("Wh", "Wd"):
+        model.set_param(name, model.get_param(name).astype("float64"))
+    weights = rng.normal(size=(n, 2 * L - 1))
+
+    def objective():
+        band = model.predict([None])[0]
+        h = numpy.arange(n)[:, None] + numpy.arange(2 * L - 1) - (L - 1)
+        return float((weights * band)[(h >= 0) & (h < n)].sum())
+
+    bands, backprop = model.begin_update([None])
+    h = numpy.arange(n)[:, None] + numpy.arange(2 * L - 1) - (L - 1)
+    backprop([ops.asarray(numpy.where((h >= 0) & (h < n), weights, 0.0))])
+    for name in ("Wh", "Wd", "U", "v", "r", "r0", "bh", "bd"):
+        param = model.get_param(name)
+        grad = model.get_grad(name)
+        for index in list(numpy.ndindex(param.shape))[:6]:
+            saved = param[index]
+            param[index] = saved + 1e-6
+            up = objective()
+            param[index] = saved - 1e-6
+            down = objective()
+            param[index] = saved
+            assert grad[index] == pytest.approx((up - down) / 2e-6, rel=1e-4, abs=1e-6), name
+    dX = model.layers[0].attrs["dX"][0]
+    for index in list(numpy.ndindex(X.shape))[:6]:
+        saved = X[index]
+        X[index] = saved + 1e-6
+        up = objective()
+        X[index] = saved - 1e-6
+        down = objective()
+        X[index] = saved
+        assert dX[index] == pytest.approx((up - down) / 2e-6, rel=1e-4, abs=1e-6)
+
+
+def test_masked_log_softmax_is_a_distribution_over_the_heads_in_the_doc():
+    log_p = masked_log_softmax(numpy.zeros((4, 5)), 3)
+    assert numpy.allclose(numpy.exp(log_p).sum(axis=1), 1.0)
+    assert log_p[0, 0] == -numpy.inf and log_p[3, 4] == -numpy.inf
+    assert log_p[0, 2] == pytest.approx(numpy.log(1 / 3))
+
+
+@pytest.fixture(scope="module")
+def trained():
+    """A blank pipeline whose syntax senter learned on docs of 10 sample sentences."""
+    spacy.util.fix_random_seed(0)
+    nlp = spacy.blank("en")
+    nlp.add_pipe("nonmono_syntax_senter", name="senter",
+                 config={"model": SMALL, "max_length": 30})
+    docs = sample_docs("train", n_sents_per_doc=10, limit=8)
+    examples = [Example(nlp.make_doc(doc.text), doc) for doc in docs]
+    optimizer = nlp.initialize(lambda: examples)
+    losses = []
+    for _ in range(6):
+        step = {}
+        nlp.update(examples, sgd=optimizer, losses=step)
+        losses.append(step["senter"])
+    return nlp, examples, losses
+
+
+def test_it_learns_and_bounds_its_sentences(trained):
+    nlp, examples, losses = trained
+    assert losses[-1] < losses[0]
+    for eg in examples:
+        doc = nlp(eg.reference.text)
+        starts = [sent.start for sent in doc.sents]
+        assert starts[0] == 0
+        assert all(len(sent) <= 30 for sent in doc.sents)
+    assert 0.0 <= nlp.evaluate(examples)["sents_f"] <= 1.0
+
+
+def test_boundaries_set_before_it_are_kept(trained):
+    nlp, examples, _ = trained
+    words = [t.text for t in examples[0].reference]
+    starts = [None] * len(words)
+    starts[0], starts[5], starts[6] = True, True, False
+    doc = nlp(Doc(nlp.vocab, words=words, sent_starts=starts))
+    assert doc[5].is_sent_start and not doc[6].is_sent_start
+    assert all(len(sent) <= 30 for sent in doc.sents)
+
+
+def test_saved_loaded_and_pickled(trained, tmp_path):
+    nlp, examples, _ = trained
+    text = examples[1].reference.text
+    expected = [sent.start for sent in nlp(text).sents]
+    nlp.to_disk(tmp_path / "model")
+    loaded = spacy.load(tmp_path / "model")
+    assert [sent.start for sent in loaded(text).sents] == expected
+    assert [sent.start for sent in pickle.loads(pickle.dumps(nlp))(text).sents] == expected
+    bound_sentences(loaded, 12)
+    assert all(len(sent) <= 12 for sent in loaded(text).sents)
+    loaded.to_disk(tmp_path / "bounded")
+    assert spacy.load(tmp_path / "bounded").get_pipe("senter").max_length == 12
+    with pytest.raises(ValueError, match="always bounded"):
+        bound_sentences(loaded, None)
