@@ -43,7 +43,7 @@ def valid_analysis(heads, max_length):
     return starts
 
 
-def brute_force(band, max_length, preset=None):
+def brute_force(band, max_length, preset=None, start_scores=None):
     n = band.shape[0]
     L = max_length
     best, best_starts = -numpy.inf, None
@@ -52,7 +52,9 @@ def brute_force(band, max_length, preset=None):
         starts = valid_analysis(heads, L)
         if starts is None or not keeps(starts, preset):
             continue
-        score = sum(band[m, L - 1 + (0 if h == -1 else h - m)] for m, h in enumerate(heads))
+        score = score_of(band, heads, L)
+        if start_scores is not None:
+            score += sum(start_scores[m] for m in starts)
         if score > best + 1e-9:
             best, best_starts = score, starts
     return best, best_starts
@@ -98,6 +100,18 @@ def test_preset_starts_and_non_starts_are_kept(n, L, seed, preset):
     assert score == pytest.approx(best)
 
 
+@settings(max_examples=100, deadline=None)
+@given(n=st.integers(1, 6), L=st.integers(1, 7), seed=st.integers(0, 2**31 - 1))
+def test_start_scores_are_added_per_sentence(n, L, seed):
+    rng = numpy.random.default_rng(seed)
+    band = rng.normal(size=(n, 2 * L - 1))
+    start_scores = rng.normal(scale=2.0, size=n)
+    starts, heads, score = best_segmentation(band, L, start_scores=start_scores)
+    assert valid_analysis(list(heads), L) == list(starts)
+    assert score == pytest.approx(score_of(band, heads, L) + start_scores[starts].sum())
+    assert score == pytest.approx(brute_force(band, L, start_scores=start_scores)[0])
+
+
 def test_integer_scores_break_ties_the_same_way_each_time():
     band = numpy.random.default_rng(0).integers(-2, 2, size=(6, 5)).astype(float)
     first = best_segmentation(band, 3)
@@ -137,5 +151,7 @@ def test_edge_cases_and_errors():
         best_segmentation(numpy.zeros((3, 4)), 3)
     with pytest.raises(ValueError, match="one value a word"):
         best_segmentation(numpy.zeros((3, 5)), 3, numpy.zeros(2))
+    with pytest.raises(ValueError, match="start_scores must have"):
+        best_segmentation(numpy.zeros((3, 5)), 3, start_scores=numpy.zeros(4))
     with pytest.raises(ValueError, match="at least 1"):
         best_segmentation(numpy.zeros((3, 1)), 0)

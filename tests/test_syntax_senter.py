@@ -9,6 +9,7 @@ from spacy.tokens import Doc
 from spacy.training import Example
 from thinc.api import Model, NumpyOps
 
+from spacy_nonmono.graph.segmentation import best_segmentation
 from spacy_nonmono.models.sentence_heads import SentenceHeads, band_blocks, masked_log_softmax
 from spacy_nonmono.pipeline.senter import bound_sentences
 
@@ -36,7 +37,7 @@ class FixedVectors(Model):
 def test_band_blocks_fill_every_reachable_cell_once():
     for n, L in ((1, 3), (5, 2), (70, 4), (150, 60)):
         seen = numpy.zeros((n, 2 * L - 1), dtype=int)
-        for s, e, cs, ce, (rows, cols), (brows, bcols) in band_blocks(n, L):
+        for s, e, cs, ce, (rows, cols), (brows, bcols) in band_blocks(n, L):  # noqa: B007
             seen[rows, cols] += 1
             assert numpy.all(cs + bcols == rows + cols - (L - 1))
             assert numpy.all(s + brows == rows)
@@ -53,21 +54,21 @@ def test_the_gradient_matches_finite_differences():
     model = SentenceHeads(FixedVectors(X), width=4, dropout=0.0)
     model.attrs["max_length"] = L
     model.initialize()
-    for name in ("U", "v", "r", "r0", "bh", "bd"):
+    names = ("Wh", "Wd", "U", "v", "r", "r0", "bh", "bd", "w", "w0")
+    for name in names:
         model.set_param(name, rng.normal(size=model.get_param(name).shape))
-    for name in ("Wh", "Wd"):
-        model.set_param(name, model.get_param(name).astype("float64"))
-    weights = rng.normal(size=(n, 2 * L - 1))
+    # The cells the model fills: heads within the doc, the root and start columns.
+    h = numpy.arange(n)[:, None] + numpy.arange(2 * L) - (L - 1)
+    filled = ((h >= 0) & (h < n)) | (numpy.arange(2 * L) == 2 * L - 1)
+    weights = numpy.where(filled, rng.normal(size=(n, 2 * L)), 0.0)
 
     def objective():
-        band = model.predict([None])[0]
-        h = numpy.arange(n)[:, None] + numpy.arange(2 * L - 1) - (L - 1)
-        return float((weights * band)[(h >= 0) & (h < n)].sum())
+        return float((weights * model.predict([None])[0]).sum())
 
-    bands, backprop = model.begin_update([None])
-    h = numpy.arange(n)[:, None] + numpy.arange(2 * L - 1) - (L - 1)
-    backprop([ops.asarray(numpy.where((h >= 0) & (h < n), weights, 0.0))])
-    for name in ("Wh", "Wd", "U", "v", "r", "r0", "bh", "bd"):
+    outputs, backprop = model.begin_update([None])
+    assert outputs[0].shape == (n, 2 * L)
+    backprop([ops.asarray(weights)])
+    for name in names:
         param = model.get_param(name)
         grad = model.get_grad(name)
         for index in list(numpy.ndindex(param.shape))[:6]:
@@ -90,7 +91,8 @@ def test_the_gradient_matches_finite_differences():
 
 
 def test_masked_log_softmax_is_a_distribution_over_the_heads_in_the_doc():
-    log_p = masked_log_softmax(numpy.zeros((4, 5)), 3)
+    log_p = masked_log_softmax(numpy.zeros((4, 6)), 3)
+    assert log_p.shape == (4, 5)
     assert numpy.allclose(numpy.exp(log_p).sum(axis=1), 1.0)
     assert log_p[0, 0] == -numpy.inf and log_p[3, 4] == -numpy.inf
     assert log_p[0, 2] == pytest.approx(numpy.log(1 / 3))
@@ -149,3 +151,19 @@ def test_saved_loaded_and_pickled(trained, tmp_path):
     assert spacy.load(tmp_path / "bounded").get_pipe("senter").max_length == 12
     with pytest.raises(ValueError, match="always bounded"):
         bound_sentences(loaded, None)
+
+
+def test_the_start_scores_weigh_start_weight(trained):
+    nlp, examples, _ = trained
+    senter = nlp.get_pipe("senter")
+    doc = nlp.make_doc(examples[2].reference.text)
+    output = senter.model.predict([doc])[0]
+    L = senter.max_length
+    log_p = masked_log_softmax(output, L)
+    for weight in (0.0, 1.0, 3.0):
+        senter.cfg["start_weight"] = weight
+        expected = best_segmentation(log_p, L, start_scores=weight * output[:, 2 * L - 1])[0]
+        assert list(senter.predict([doc])[0]) == list(expected)
+    senter.cfg["start_weight"] = 1.0
+    with pytest.raises(ValueError, match="start_weight"):
+        spacy.blank("en").add_pipe("nonmono_syntax_senter", config={"start_weight": -1})

@@ -441,12 +441,13 @@ def syntax_senter(config: Config) -> Config:
     (`shared_senter`: the shared encoder reads the whole text), with
     `nonmono_syntax_senter` instead of a per-word senter: the best analysis
     of the text into sentences, each a projective tree under first-order
-    head scores on the shared vectors."""
+    head scores on the shared vectors, and each sentence's first word
+    under the per-word senter's log odds (`start_weight`)."""
     shared_senter(config)
     senter = config["components"]["senter"]
     config["components"]["senter"] = {
         "factory": "nonmono_syntax_senter", "max_length": senter["max_length"],
-        "overwrite": senter["overwrite"], "scorer": senter["scorer"],
+        "start_weight": 1.0, "overwrite": senter["overwrite"], "scorer": senter["scorer"],
         "model": {"@architectures": "spacy_nonmono.SentenceHeads.v1", "width": 128,
                   "dropout": 0.25, "tok2vec": senter["model"]["tok2vec"]}}
     return config

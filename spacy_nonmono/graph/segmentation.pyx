@@ -3,13 +3,16 @@
 words into sentences of at most L words, each with a projective tree of one
 root, under first-order scores.
 
-``best_segmentation(band, max_length, preset=None) -> (starts, heads, score)``
+``best_segmentation(band, max_length, preset=None, start_scores=None) -> (starts, heads, score)``
 
 - ``band``: (n, 2L - 1) scores, L = ``max_length``: ``band[m, L - 1 + h - m]``
   scores word h heading word m (|h - m| < L, h != m), and ``band[m, L - 1]``
   scores word m as its sentence's root. Entries for heads outside the text
   are never read. Log probabilities of each word's head (a softmax over its
   row) make the score the log probability of the whole analysis.
+- ``start_scores``: None, or per word a score added when a sentence starts
+  there (a per-word senter's log odds: with the band's log probabilities,
+  the score is then the log probability of the analysis under both).
 - ``preset``: None, or per word 1 where a sentence must start, -1 where
   none may, 0 where the chart decides (a Doc's SENT_START array). Where the
   -1s leave no segmentation within the bound, they are dropped.
@@ -39,6 +42,7 @@ cdef struct Chart:
     int L
     const double* band     # (n, 2L - 1)
     const signed char* preset   # 1: a start, -1: no start, 0: free (or NULL)
+    const double* start_scores  # added per sentence start (or NULL)
     # The scores of the spans that start at the last L words, by (start % L,
     # length): complete with the head at the left end (cr) or the right end
     # (cl), incomplete with the arc left to right (ir); and of the spans that
@@ -66,7 +70,7 @@ cdef inline double arc(const Chart* c, int h, int m) noexcept nogil:
 
 cdef void fill(Chart* c) noexcept nogil:
     cdef int n = c.n, L = c.L, i, j, d, t, arg, row, a, r, lo, forced = 0
-    cdef double v, top
+    cdef double v, top, start
     c.best[0] = 0.0
     for j in range(n):
         row = (j % L) * L
@@ -119,8 +123,9 @@ cdef void fill(Chart* c) noexcept nogil:
             if a > 0 and c.preset is not NULL and c.preset[a] == -1:
                 continue
             row = (a % L) * L
+            start = c.best[a] + (c.start_scores[a] if c.start_scores is not NULL else 0.0)
             for r in range(a, j + 1):
-                v = c.best[a] + c.cl[row + r - a] + c.cr_end[j - r] + arc(c, r, r)
+                v = start + c.cl[row + r - a] + c.cr_end[j - r] + arc(c, r, r)
                 if v > top:
                     top = v
                     c.best_from[j + 1] = a
@@ -153,7 +158,7 @@ cdef void read_incomplete(const Chart* c, int i, int j, bint head_left, int* hea
     read_complete(c, k + 1, j, False, heads)
 
 
-def best_segmentation(band, int max_length, preset=None):
+def best_segmentation(band, int max_length, preset=None, start_scores=None):
     """The best segmentation into sentences of at most max_length words and
     their projective trees: (starts, heads, score); see the module's doc."""
     cdef int L = max_length
@@ -176,6 +181,13 @@ def best_segmentation(band, int max_length, preset=None):
         if preset.shape != (n,):
             raise ValueError(f"preset must have one value a word ({n}), not {preset.shape}")
         preset_view = preset
+    cdef double[::1] start_view
+    if start_scores is not None:
+        start_scores = numpy.ascontiguousarray(start_scores, dtype="float64")
+        if start_scores.shape != (n,):
+            raise ValueError(f"start_scores must have one value a word ({n}), "
+                             f"not {start_scores.shape}")
+        start_view = start_scores
     cdef double[:, ::1] band_view = band
     cdef int[::1] heads_view = heads
     cdef Chart c
@@ -183,6 +195,7 @@ def best_segmentation(band, int max_length, preset=None):
     c.L = L
     c.band = &band_view[0, 0]
     c.preset = &preset_view[0] if preset is not None else NULL
+    c.start_scores = &start_view[0] if start_scores is not None else NULL
     cdef size_t cells = <size_t>n * L, square = <size_t>L * L
     c.cr = <double*>malloc((3 * square + 3 * L) * sizeof(double))
     c.cr_at = <unsigned short*>malloc(cells * 3 * sizeof(unsigned short))

@@ -9,9 +9,15 @@ token vectors,
     arc(h, m)  = D[m] · U · H[h] + H[h] · v
     root(m)    = D[m] · r + r0
 
-returned as one band per doc, (n, 2L - 1) with L = max_length: column
-L - 1 + h - m holds arc(h, m), column L - 1 holds root(m); a column whose
-head lies outside the doc holds a finite value the caller must mask. The
+and the log odds of m starting a sentence, a linear score of its vector (as
+spaCy's senter on the same vectors),
+
+    start(m)   = X[m] · w + w0
+
+returned as one array per doc, (n, 2L) with L = max_length: the band of
+columns 0 to 2L - 2, where column L - 1 + h - m holds arc(h, m) and column
+L - 1 holds root(m) (a column whose head lies outside the doc holds a
+finite value the caller must mask), then start(m) in column 2L - 1. The
 band is computed in blocks of rows, each a dense product with the heads the
 block's words can reach, so a long text costs O(n L) memory and time
 (`graph/segmentation.pyx` reads the band).
@@ -31,8 +37,8 @@ BLOCK = 64
 @registry.architectures("spacy_nonmono.SentenceHeads.v1")
 def SentenceHeads(tok2vec: Model, width: int = 128,
                   dropout: float = 0.25) -> Model[List[Doc], List[Floats2d]]:
-    """Head and root scores of every word across a doc (see the module):
-    docs -> one (len(doc), 2 * max_length - 1) band each. width: the
+    """Head, root and start scores of every word across a doc (see the
+    module): docs -> one (len(doc), 2 * max_length) array each. width: the
     projections' width; dropout: on the projections, in training. The
     attr "max_length" (the longest sentence, in words) is set by the
     component that owns the model."""
@@ -48,7 +54,7 @@ def SentenceHeads(tok2vec: Model, width: int = 128,
         layers=[tok2vec],
         dims={"nI": None, "nH": width},
         params={"Wh": None, "bh": None, "Wd": None, "bd": None, "U": None, "v": None,
-                "r": None, "r0": None},
+                "r": None, "r0": None, "w": None, "w0": None},
         attrs={"dropout": float(dropout), "max_length": None},
     )
     model.set_ref("tok2vec", tok2vec)
@@ -69,7 +75,7 @@ def _init(model: Model, X: Optional[List[Doc]] = None, Y=None) -> None:
         if not model.has_param(name):
             model.set_param(name, glorot_uniform_init(ops, (nH, nI)))
     for name, shape in (("bh", (nH,)), ("bd", (nH,)), ("U", (nH, nH)), ("v", (nH,)),
-                        ("r", (nH,)), ("r0", (1,))):
+                        ("r", (nH,)), ("r0", (1,)), ("w", (nI,)), ("w0", (1,))):
         if not model.has_param(name):
             model.set_param(name, ops.alloc(shape))
 
@@ -97,7 +103,7 @@ def _forward(model: Model, docs: List[Doc], is_train: bool) -> Tuple[List[Floats
                          "owns the model sets it: nonmono_syntax_senter).")
     Xs, backprop_tok2vec = model.get_ref("tok2vec")(docs, is_train)
     Wh, bh, Wd, bd = (model.get_param(name) for name in ("Wh", "bh", "Wd", "bd"))
-    U, v, r, r0 = (model.get_param(name) for name in ("U", "v", "r", "r0"))
+    U, v, r, r0, w, w0 = (model.get_param(name) for name in ("U", "v", "r", "r0", "w", "w0"))
     rate = model.attrs["dropout"] if is_train else 0.0
     caches, bands = [], []
     for X in Xs:
@@ -110,11 +116,12 @@ def _forward(model: Model, docs: List[Doc], is_train: bool) -> Tuple[List[Floats
             H, D = H * mask_h, D * mask_d
         A = D @ U
         head_bias = H @ v
-        band = xp.zeros((n, 2 * L - 1), dtype=A.dtype)
+        band = xp.zeros((n, 2 * L), dtype=A.dtype)
         for s, e, cs, ce, band_cells, block_cells in band_blocks(n, L):
             block = A[s:e] @ H[cs:ce].T + head_bias[cs:ce][None, :]
             band[band_cells] = block[block_cells]
         band[:, L - 1] = D @ r + r0[0]
+        band[:, 2 * L - 1] = X @ w + w0[0]
         bands.append(band)
         caches.append((X, Zh, Zd, mask_h, mask_d, H, D, A))
 
@@ -137,6 +144,9 @@ def _forward(model: Model, docs: List[Doc], is_train: bool) -> Tuple[List[Floats
             model.inc_grad("v", H.T @ d_head_bias)
             model.inc_grad("r", D.T @ d_root)
             model.inc_grad("r0", d_root.sum(keepdims=True))
+            d_start = d_band[:, 2 * L - 1]
+            model.inc_grad("w", X.T @ d_start)
+            model.inc_grad("w0", d_start.sum(keepdims=True))
             if mask_h is not None:
                 dH, dD = dH * mask_h, dD * mask_d
             dZh, dZd = dH * (Zh > 0), dD * (Zd > 0)
@@ -144,16 +154,18 @@ def _forward(model: Model, docs: List[Doc], is_train: bool) -> Tuple[List[Floats
             model.inc_grad("bh", dZh.sum(axis=0))
             model.inc_grad("Wd", dZd.T @ X)
             model.inc_grad("bd", dZd.sum(axis=0))
-            dXs.append(dZh @ model.get_param("Wh") + dZd @ model.get_param("Wd"))
+            dXs.append(dZh @ model.get_param("Wh") + dZd @ model.get_param("Wd")
+                       + d_start[:, None] * w[None, :])
         return backprop_tok2vec(dXs)
 
     return bands, backprop
 
 
 def masked_log_softmax(band: numpy.ndarray, L: int) -> numpy.ndarray:
-    """Each word's log probabilities over its heads and its root slot, with
-    the columns whose head lies outside the doc at -inf (float64)."""
-    band = numpy.asarray(band, dtype="float64").copy()
+    """Each word's log probabilities over its heads and its root slot (the
+    first 2L - 1 columns of the model's output), with the columns whose head
+    lies outside the doc at -inf (float64)."""
+    band = numpy.asarray(band[:, :2 * L - 1], dtype="float64").copy()
     n = band.shape[0]
     h = numpy.arange(n)[:, None] + numpy.arange(2 * L - 1)[None, :] - (L - 1)
     band[(h < 0) | (h >= n)] = -numpy.inf

@@ -3,17 +3,20 @@
 Where punctuation does not mark sentences (the PROIEL treebanks, speech,
 OCR), a per-word senter guesses each boundary on its own. This one parses:
 a first-order model (`spacy_nonmono.SentenceHeads.v1`) scores every word's
-head across the whole text, and the boundaries are those of the best
-analysis of the text into sentences of at most `max_length` words, each a
-projective tree with one root (`graph/segmentation.pyx`: exact, O(n L²)).
+head across the whole text, and each word's log odds of starting a sentence
+(spaCy's senter on the same vectors), and the boundaries are those of the
+best analysis of the text into sentences of at most `max_length` words, each
+a projective tree with one root, under both (`graph/segmentation.pyx`:
+exact, O(n L²); the start scores weigh `start_weight`, 0 for syntax alone).
 A boundary falls where the words on both sides are complete trees, as in
 joint segmentation and parsing (Björkelund et al. 2016), while the
 pipeline's parser still parses each sentence as it is configured to.
 
 Training: each word's head, or its being a sentence's root, under a softmax
-over the words within `max_length - 1` and the root slot (log-loss), on
-training docs that hold several consecutive sentences (gold heads never
-cross a sentence, so the model learns where trees end). The component is a
+over the words within `max_length - 1` and the root slot (log-loss), and
+whether it starts a sentence (log-loss of a sigmoid), on training docs that
+hold several consecutive sentences (gold heads never cross a sentence, so
+the model learns where trees end). The component is a
 `nonmono_senter` otherwise: same scorer (`sents_f`), boundaries set before
 it are kept (`overwrite = false`), saved and loaded the same way.
 """
@@ -41,9 +44,13 @@ class SyntaxSentenceRecognizer(BoundedSentenceRecognizer):
 
     def __init__(self, vocab, model: Model, name: str = "senter", *, overwrite: bool = False,
                  scorer: Optional[Callable] = senter_score,
-                 max_length: Optional[int] = DEFAULT_MAX_LENGTH):
+                 max_length: Optional[int] = DEFAULT_MAX_LENGTH, start_weight: float = 1.0):
         super().__init__(vocab, model, name, overwrite=overwrite, scorer=scorer,
                          max_length=max_length)
+        if isinstance(start_weight, bool) or not isinstance(start_weight, (int, float)) \
+                or start_weight < 0:
+            raise ValueError(f"start_weight must be a number >= 0, not {start_weight!r}")
+        self.cfg["start_weight"] = float(start_weight)
 
     @property
     def max_length(self) -> int:
@@ -60,17 +67,19 @@ class SyntaxSentenceRecognizer(BoundedSentenceRecognizer):
         """Each doc's sentence starts."""
         if not any(len(doc) for doc in docs):
             return [numpy.zeros(0, dtype="int64") for _ in docs]
-        bands = self.model.predict(docs)
+        outputs = self.model.predict(docs)
         L = self.max_length
         starts = []
-        for doc, band in zip(docs, bands):
+        for doc, output in zip(docs, outputs):
             if not len(doc):
                 starts.append(numpy.zeros(0, dtype="int64"))
                 continue
+            output = self.model.ops.to_numpy(output)
             preset = None if self.cfg["overwrite"] else \
                 doc.to_array("SENT_START").astype("int64")
-            scores = masked_log_softmax(self.model.ops.to_numpy(band), L)
-            starts.append(best_segmentation(scores, L, preset)[0])
+            start_scores = self.cfg["start_weight"] * output[:, 2 * L - 1].astype("float64")
+            starts.append(best_segmentation(masked_log_softmax(output, L), L, preset,
+                                            start_scores)[0])
         return starts
 
     def set_annotations(self, docs, batch_starts) -> None:
@@ -83,27 +92,37 @@ class SyntaxSentenceRecognizer(BoundedSentenceRecognizer):
                 if self.cfg["overwrite"] or token.is_sent_start is None:
                     token.is_sent_start = value
 
-    def get_loss(self, examples, bands):
-        """The log-loss of each word's gold head (or its being a root) and
-        its gradient for the bands; words without a gold head, or with one
-        max_length or more words away, have none."""
+    def get_loss(self, examples, outputs):
+        """The log-loss of each word's gold head (or its being a root) and of
+        its starting a sentence or not, and their gradient; a word without a
+        gold head, or with one max_length or more words away, has no head
+        loss, one without a gold boundary no start loss."""
         ops = self.model.ops
         L = self.max_length
-        loss, d_bands = 0.0, []
-        for eg, band in zip(examples, bands):
-            log_p = masked_log_softmax(ops.to_numpy(band), L)
+        loss, d_outputs = 0.0, []
+        for eg, output in zip(examples, outputs):
+            output = ops.to_numpy(output)
+            log_p = masked_log_softmax(output, L)
             n = log_p.shape[0]
-            d = numpy.exp(log_p)
+            d = numpy.zeros((n, 2 * L), dtype="float64")
             target = numpy.full(n, -1, dtype="int64")
             for m, head in enumerate(eg.get_aligned("HEAD")):
                 if head is not None and abs(head - m) < L:
                     target[m] = L - 1 + head - m
             rows = numpy.flatnonzero(target >= 0)
             loss -= float(log_p[rows, target[rows]].sum())
+            d[rows, :2 * L - 1] = numpy.exp(log_p[rows])
             d[rows, target[rows]] -= 1.0
-            d[target < 0] = 0.0
-            d_bands.append(ops.asarray2f(d.astype("float32")))
-        return loss, d_bands
+            gold = numpy.asarray([-1 if s is None else int(s == 1)
+                                  for s in eg.get_aligned_sent_starts()], dtype="int64")
+            rows = numpy.flatnonzero(gold >= 0)
+            z = output[rows, 2 * L - 1].astype("float64")
+            y = gold[rows]
+            # log(1 + exp(-z)) for a start, log(1 + exp(z)) otherwise.
+            loss += float(numpy.logaddexp(0.0, numpy.where(y == 1, -z, z)).sum())
+            d[rows, 2 * L - 1] = 1.0 / (1.0 + numpy.exp(-z)) - y
+            d_outputs.append(ops.asarray2f(d.astype("float32")))
+        return loss, d_outputs
 
 
 @Language.factory(
@@ -111,13 +130,16 @@ class SyntaxSentenceRecognizer(BoundedSentenceRecognizer):
     assigns=["token.is_sent_start"],
     default_config={"model": DEFAULT_SYNTAX_SENTER_MODEL, "overwrite": False,
                     "scorer": {"@scorers": "spacy.senter_scorer.v1"},
-                    "max_length": DEFAULT_MAX_LENGTH},
+                    "max_length": DEFAULT_MAX_LENGTH, "start_weight": 1.0},
     default_score_weights={"sents_f": 1.0, "sents_p": 0.0, "sents_r": 0.0},
 )
 def make_nonmono_syntax_senter(nlp: Language, name: str, model: Model, overwrite: bool,
-                               scorer: Optional[Callable], max_length: int):
+                               scorer: Optional[Callable], max_length: int,
+                               start_weight: float):
     """Sentences decided with syntax: the best analysis of the whole text
     into sentences of at most `max_length` words, each one projective tree
-    under first-order head scores (see the module)."""
+    under first-order head scores, plus `start_weight` times the log odds of
+    each sentence's first word starting one (see the module)."""
     return SyntaxSentenceRecognizer(nlp.vocab, model, name, overwrite=overwrite,
-                                    scorer=scorer, max_length=max_length)
+                                    scorer=scorer, max_length=max_length,
+                                    start_weight=start_weight)
