@@ -145,6 +145,10 @@ def test_saved_loaded_and_pickled(trained, tmp_path):
     loaded = spacy.load(tmp_path / "model")
     assert [sent.start for sent in loaded(text).sents] == expected
     assert [sent.start for sent in pickle.loads(pickle.dumps(nlp))(text).sents] == expected
+    # start_weight is the config's: a pipeline loaded with another decides with it.
+    weighted = spacy.load(tmp_path / "model", config={"components": {"senter": {
+        "start_weight": 0.0}}})
+    assert weighted.get_pipe("senter").start_weight == 0.0
     bound_sentences(loaded, 12)
     assert all(len(sent) <= 12 for sent in loaded(text).sents)
     loaded.to_disk(tmp_path / "bounded")
@@ -161,9 +165,9 @@ def test_the_start_scores_weigh_start_weight(trained):
     L = senter.max_length
     log_p = masked_log_softmax(output, L)
     for weight in (0.0, 1.0, 3.0):
-        senter.cfg["start_weight"] = weight
+        senter.start_weight = weight
         expected = best_segmentation(log_p, L, start_scores=weight * output[:, 2 * L - 1])[0]
         assert list(senter.predict([doc])[0]) == list(expected)
-    senter.cfg["start_weight"] = 1.0
+    senter.start_weight = 1.0
     with pytest.raises(ValueError, match="start_weight"):
         spacy.blank("en").add_pipe("nonmono_syntax_senter", config={"start_weight": -1})

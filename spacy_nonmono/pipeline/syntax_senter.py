@@ -50,7 +50,9 @@ class SyntaxSentenceRecognizer(BoundedSentenceRecognizer):
         if isinstance(start_weight, bool) or not isinstance(start_weight, (int, float)) \
                 or start_weight < 0:
             raise ValueError(f"start_weight must be a number >= 0, not {start_weight!r}")
-        self.cfg["start_weight"] = float(start_weight)
+        # A setting of the config, not of the trained weights: a pipeline
+        # loaded with another start_weight decides with it.
+        self.start_weight = float(start_weight)
 
     @property
     def max_length(self) -> int:
@@ -77,7 +79,7 @@ class SyntaxSentenceRecognizer(BoundedSentenceRecognizer):
             output = self.model.ops.to_numpy(output)
             preset = None if self.cfg["overwrite"] else \
                 doc.to_array("SENT_START").astype("int64")
-            start_scores = self.cfg["start_weight"] * output[:, 2 * L - 1].astype("float64")
+            start_scores = self.start_weight * output[:, 2 * L - 1].astype("float64")
             starts.append(best_segmentation(masked_log_softmax(output, L), L, preset,
                                             start_scores)[0])
         return starts
