@@ -68,26 +68,16 @@ def test_the_gradient_matches_finite_differences():
     outputs, backprop = model.begin_update([None])
     assert outputs[0].shape == (n, 2 * L)
     backprop([ops.asarray(weights)])
-    for name in names:
-        param = model.get_param(name)
-        grad = model.get_grad(name)
-        for index in list(numpy.ndindex(param.shape))[:6]:
-            saved = param[index]
-            param[index] = saved + 1e-6
+    checked = [(name, model.get_param(name), model.get_grad(name)) for name in names]
+    for name, values, grad in checked + [("X", X, model.layers[0].attrs["dX"][0])]:
+        for index in list(numpy.ndindex(values.shape))[:6]:
+            saved = values[index]
+            values[index] = saved + 1e-6
             up = objective()
-            param[index] = saved - 1e-6
+            values[index] = saved - 1e-6
             down = objective()
-            param[index] = saved
+            values[index] = saved
             assert grad[index] == pytest.approx((up - down) / 2e-6, rel=1e-4, abs=1e-6), name
-    dX = model.layers[0].attrs["dX"][0]
-    for index in list(numpy.ndindex(X.shape))[:6]:
-        saved = X[index]
-        X[index] = saved + 1e-6
-        up = objective()
-        X[index] = saved - 1e-6
-        down = objective()
-        X[index] = saved
-        assert dX[index] == pytest.approx((up - down) / 2e-6, rel=1e-4, abs=1e-6)
 
 
 def test_masked_log_softmax_is_a_distribution_over_the_heads_in_the_doc():
