@@ -19,12 +19,12 @@ DESCRIPTION = ("The lab of spacy-nonmono: the benchmark workflow, oracle analyse
 def commands():
     """The lab's command modules: each has `add_parser(commands)`."""
     from . import (beam_widths, benchmark, gpu_check, length_cost, optimal_step, oracle,
-                   profile, pruning, records, segmenters, text_cost, tokenization, train_speed,
-                   vectors, workflow)
+                   profile, pruning, records, segmenters, senter_weights, text_cost,
+                   tokenization, train_speed, vectors, workflow)
 
     return (beam_widths, benchmark, length_cost, text_cost, optimal_step, oracle, profile,
             train_speed, gpu_check, vectors, workflow, tokenization, records, segmenters,
-            pruning)
+            senter_weights, pruning)
 
 
 def build_parser(prog: str = PROG):

@@ -13,7 +13,10 @@ from spacy_nonmono.graph.segmentation import best_segmentation
 from spacy_nonmono.models.sentence_heads import SentenceHeads, band_blocks, masked_log_softmax
 from spacy_nonmono.pipeline.senter import bound_sentences
 
-from conftest import sample_docs
+from conftest import SMALL_MODEL, sample_docs
+
+# The sample's docs hold a few sentences the parser cannot train on (it says so).
+pytestmark = pytest.mark.filterwarnings("ignore:.*Training will skip some gold sentences")
 
 SMALL = {"@architectures": "spacy_nonmono.SentenceHeads.v1", "width": 16, "dropout": 0.0,
          "tok2vec": {"@architectures": "spacy.HashEmbedCNN.v2", "pretrained_vectors": None,
@@ -90,11 +93,13 @@ def test_masked_log_softmax_is_a_distribution_over_the_heads_in_the_doc():
 
 @pytest.fixture(scope="module")
 def trained():
-    """A blank pipeline whose syntax senter learned on docs of 10 sample sentences."""
+    """A blank pipeline whose syntax senter (and a parser after it) learned
+    on docs of 10 sample sentences."""
     spacy.util.fix_random_seed(0)
     nlp = spacy.blank("en")
     nlp.add_pipe("nonmono_syntax_senter", name="senter",
                  config={"model": SMALL, "max_length": 30})
+    nlp.add_pipe("nonmono_parser", config={"model": SMALL_MODEL})
     docs = sample_docs("train", n_sents_per_doc=10, limit=8)
     examples = [Example(nlp.make_doc(doc.text), doc) for doc in docs]
     optimizer = nlp.initialize(lambda: examples)
@@ -161,3 +166,22 @@ def test_the_start_scores_weigh_start_weight(trained):
     senter.start_weight = 1.0
     with pytest.raises(ValueError, match="start_weight"):
         spacy.blank("en").add_pipe("nonmono_syntax_senter", config={"start_weight": -1})
+
+
+def test_the_start_weight_benchmark_scores_each_weight(trained, tmp_path, capsys):
+    import json
+
+    from benchmarks import main
+    from conftest import SAMPLE
+
+    nlp, _, _ = trained
+    nlp.to_disk(tmp_path / "model")
+    dev = SAMPLE / "en_ewt-sample-dev.conllu"
+    assert main(["senter-weights", str(tmp_path / "model"), "--dev", str(dev), "--test",
+                 str(dev), "--weights", "0,2", "--json", str(tmp_path / "w.json")]) == 0
+    record = json.loads((tmp_path / "w.json").read_text())
+    assert [row["start_weight"] for row in record["rows"]] == [0.0, 2.0]
+    assert record["chosen"] in (0.0, 2.0)
+    assert "(chosen on dev)" in capsys.readouterr().out
+    assert main(["senter-weights", str(tmp_path / "model"), "--dev", str(dev), "--test",
+                 str(dev), "--weights", "-1"]) == 2
