@@ -91,6 +91,30 @@ def test_masked_log_softmax_is_a_distribution_over_the_heads_in_the_doc():
     assert log_p[0, 2] == pytest.approx(numpy.log(1 / 3))
 
 
+def test_the_loss_reads_each_words_gold_head_or_root():
+    nlp = spacy.blank("en")
+    senter = nlp.add_pipe("nonmono_syntax_senter", config={"model": SMALL, "max_length": 3})
+    words = ["a", "b", "c", "d", "e", "f", "g", "h", "i"]
+    # Sentences: a b c (b the root), d e (d), f g h i (4 words: longer than 3).
+    reference = Doc(nlp.vocab, words=words, heads=[1, 1, 1, 3, 3, 5, 5, 5, 5],
+                    deps=["det", "ROOT", "obj", "ROOT", "obj", "ROOT", "x", "x", "x"],
+                    sent_starts=[1, 0, 0, 1, 0, 1, 0, 0, 0])
+    eg = Example(Doc(nlp.vocab, words=words), reference)
+    # Columns: L - 1 + head - word, L - 1 (= 2) for a root; -1: no head loss.
+    assert list(senter.head_targets([eg])[0]) == [3, 2, 1, 2, 1, -1, -1, -1, -1]
+    senter.initialize(lambda: [eg])
+    output = numpy.zeros((len(words), 6), dtype="float32")
+    loss, (d,) = senter.get_loss([eg], [output])
+    # Uniform head scores over the words within 2 and the root slot (across
+    # sentences: the model learns where trees end): the gold column gets p - 1.
+    assert d[0, 3] == pytest.approx(1 / 3 - 1) and d[1, 2] == pytest.approx(1 / 4 - 1)
+    assert d[4, 1] == pytest.approx(1 / 5 - 1) and not d[5:, :5].any()
+    # Start logits at 0: p = 1/2, minus 1 at the starts.
+    assert list(d[:, 5]) == pytest.approx([-0.5, 0.5, 0.5, -0.5, 0.5, -0.5, 0.5, 0.5, 0.5])
+    expected = numpy.log(3) + numpy.log(4) + 3 * numpy.log(5) + 9 * numpy.log(2)
+    assert loss == pytest.approx(expected)
+
+
 @pytest.fixture(scope="module")
 def trained():
     """A blank pipeline whose syntax senter (and a parser after it) learned

@@ -20,6 +20,7 @@ the model learns where trees end). The component is a
 `nonmono_senter` otherwise: same scorer (`sents_f`), boundaries set before
 it are kept (`overwrite = false`), saved and loaded the same way.
 """
+from collections import Counter
 from typing import Callable, List, Optional
 
 import numpy
@@ -31,6 +32,7 @@ from thinc.api import Model
 from ..graph.segmentation import best_segmentation
 from ..models.sentence_heads import masked_log_softmax
 from .senter import DEFAULT_MAX_LENGTH, BoundedSentenceRecognizer
+from .sentences import gold_trees
 
 DEFAULT_SYNTAX_SENTER_MODEL = {
     "@architectures": "spacy_nonmono.SentenceHeads.v1", "width": 128, "dropout": 0.25,
@@ -94,23 +96,32 @@ class SyntaxSentenceRecognizer(BoundedSentenceRecognizer):
                 if self.cfg["overwrite"] or token.is_sent_start is None:
                     token.is_sent_start = value
 
+    def head_targets(self, examples) -> List[numpy.ndarray]:
+        """Per doc, each word's column of the gold head in the band (L - 1
+        for a root), -1 for a word of a sentence that cannot be trained on
+        (longer than max_length, heads missing or not a tree: `gold_trees`)."""
+        L = self.max_length
+        targets = [numpy.full(len(eg.predicted), -1, dtype="int64") for eg in examples]
+        for d, start, _, heads, _ in gold_trees(examples, L, "none", Counter()):
+            for k, h in enumerate(heads):
+                targets[d][start + k] = L - 1 if h == 0 else L - 1 + h - 1 - k
+        return targets
+
     def get_loss(self, examples, outputs):
         """The log-loss of each word's gold head (or its being a root) and of
-        its starting a sentence or not, and their gradient; a word without a
-        gold head, or with one max_length or more words away, has no head
-        loss, one without a gold boundary no start loss."""
+        its starting a sentence or not, and their gradient; a word of a
+        sentence that cannot be trained on (`head_targets`) has no head loss,
+        one without a gold boundary no start loss."""
         ops = self.model.ops
         L = self.max_length
         loss, d_outputs = 0.0, []
-        for eg, output in zip(examples, outputs):
+        targets = self.head_targets(examples)
+        for k, (eg, output) in enumerate(zip(examples, outputs)):
             output = ops.to_numpy(output)
             log_p = masked_log_softmax(output, L)
             n = log_p.shape[0]
             d = numpy.zeros((n, 2 * L), dtype="float64")
-            target = numpy.full(n, -1, dtype="int64")
-            for m, head in enumerate(eg.get_aligned("HEAD")):
-                if head is not None and abs(head - m) < L:
-                    target[m] = L - 1 + head - m
+            target = targets[k]
             rows = numpy.flatnonzero(target >= 0)
             loss -= float(log_p[rows, target[rows]].sum())
             d[rows, :2 * L - 1] = numpy.exp(log_p[rows])
