@@ -133,7 +133,7 @@ class SyntaxSentenceRecognizer(BoundedSentenceRecognizer):
             y = gold[rows]
             # log(1 + exp(-z)) for a start, log(1 + exp(z)) otherwise.
             loss += float(numpy.logaddexp(0.0, numpy.where(y == 1, -z, z)).sum())
-            d[rows, 2 * L - 1] = 1.0 / (1.0 + numpy.exp(-z)) - y
+            d[rows, 2 * L - 1] = numpy.exp(-numpy.logaddexp(0.0, -z)) - y   # sigmoid(z) - y
             d_outputs.append(ops.asarray2f(d.astype("float32")))
         return loss, d_outputs
 
