@@ -219,7 +219,8 @@ PRODUCT_COMMANDS = {"init-config", "evaluate", "speed", "coverage", "ensemble", 
 LAB_COMMANDS = {"benchmark", "workflow", "oracle-bounds", "oracle-timing", "arc-moves",
                 "oracle-moves", "profile", "pruning", "length-cost", "projectivization",
                 "optimal-step-timing", "train-speed", "beam-widths", "raw-text", "vectors",
-                "gpu-check", "tokenization", "text-cost", "records", "segmenters"}
+                "gpu-check", "tokenization", "text-cost", "records", "segmenters",
+                "senter-weights"}
 
 
 def subcommands(lab=False):
