@@ -1,5 +1,6 @@
 """The joint sentence-and-tree chart (graph/segmentation.pyx) against
-exhaustive search over every head assignment of short texts."""
+exhaustive search over every head assignment of short texts (the slow
+tier); the hand-made cases run in the fast one."""
 import itertools
 
 import numpy
@@ -70,6 +71,7 @@ def score_of(band, heads, L):
     return sum(band[m, L - 1 + (0 if h == -1 else h - m)] for m, h in enumerate(heads))
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(n=st.integers(1, 6), L=st.integers(1, 7), seed=st.integers(0, 2**31 - 1))
 def test_the_chart_finds_the_best_analysis(n, L, seed):
@@ -81,6 +83,7 @@ def test_the_chart_finds_the_best_analysis(n, L, seed):
     assert score == pytest.approx(best)
 
 
+@pytest.mark.slow
 @settings(max_examples=100, deadline=None)
 @given(n=st.integers(1, 6), L=st.integers(1, 7), seed=st.integers(0, 2**31 - 1),
        preset=st.lists(st.sampled_from([-1, 0, 0, 1]), min_size=6, max_size=6))
@@ -100,6 +103,7 @@ def test_preset_starts_and_non_starts_are_kept(n, L, seed, preset):
     assert score == pytest.approx(best)
 
 
+@pytest.mark.slow
 @settings(max_examples=100, deadline=None)
 @given(n=st.integers(1, 6), L=st.integers(1, 7), seed=st.integers(0, 2**31 - 1))
 def test_start_scores_are_added_per_sentence(n, L, seed):
@@ -112,6 +116,7 @@ def test_start_scores_are_added_per_sentence(n, L, seed):
     assert score == pytest.approx(brute_force(band, L, start_scores=start_scores)[0])
 
 
+@pytest.mark.slow
 def test_integer_scores_break_ties_the_same_way_each_time():
     band = numpy.random.default_rng(0).integers(-2, 2, size=(6, 5)).astype(float)
     first = best_segmentation(band, 3)
