@@ -24,6 +24,13 @@ training docs rewritten so (`spacy_nonmono.punctuation_augmenter.v1`).
 Trained senters (--root/segmenters/<treebank>/<name>) and scores
 (<name>.json beside them) are reused; a table of the mean ± sd over seeds is
 printed and written to --root/segmenters/<treebank>.md.
+
+--pipelines scores trained whole pipelines instead (e.g. the workflow's
+model-best folders, whatever senter they hold), trained on nothing here: the
+sentences of the pipeline's output on the --treebanks test file's gold
+tokens, as it is, without punctuation and marked (--test-text: that one
+only), sentence P/R/F1 and the whole pipeline's words/s, a row per pipeline
+and text (--json writes them).
 """
 import json
 import statistics
@@ -65,6 +72,10 @@ def add_parser(commands) -> None:
                    help="Updates between dev checks")
     p.add_argument("--patience", type=int, default=4000,
                    help="Stop after this many updates without a better dev F1")
+    p.add_argument("--pipelines", nargs="+", type=Path, default=None,
+                   help="Score these trained pipelines on the test file's texts, training nothing")
+    p.add_argument("--json", type=Path, default=None,
+                   help="With --pipelines: write the scores here")
     p.set_defaults(run=run)
 
 
@@ -154,12 +165,51 @@ def score(nlp, docs: Sequence) -> Tuple[Dict[str, float], float]:
     return {"p": round(precision, 2), "r": round(recall, 2), "f1": round(f1, 2)}, best
 
 
+def score_pipelines(args) -> int:
+    """--pipelines: each trained pipeline's sentences on the test file's
+    gold tokens, on each text."""
+    import spacy
+
+    from benchmarks.workflow.layout import log
+
+    treebanks = [tb for tb in args.treebanks.split(",") if tb]
+    if len(treebanks) != 1:
+        raise InputError("--pipelines scores on one treebank's test file: give one --treebanks")
+    test_files = sorted((args.ud_dir / treebanks[0]).glob("*-test.conllu"))
+    if not test_files:
+        raise InputError(f"{args.ud_dir / treebanks[0]} has no test file (*-test.conllu)")
+    missing = [str(p) for p in args.pipelines if not (p / "config.cfg").exists()]
+    if missing:
+        raise InputError(f"{missing[0]} is not a trained pipeline (no config.cfg)")
+    texts = [args.test_text] if args.test_text else list(TEXTS)
+    docs = {text: gold_docs(test_files[0], text) for text in texts}
+    rows = []
+    for path in args.pipelines:
+        nlp = spacy.load(path)
+        for text in texts:
+            scores, speed = score(nlp, docs[text])
+            rows.append({"pipeline": str(path), "text": text, **scores,
+                         "words_per_second": round(speed)})
+            log(f"[{treebanks[0]}] {path}: {text} text, sentences F1 {scores['f1']:.2f}")
+    lines = [f"{treebanks[0]} test, gold tokens of whole documents: the pipelines' sentences",
+             "", "| pipeline | text | P | R | F1 | words/s |", "|---|---|---:|---:|---:|---:|"]
+    lines += [f"| {r['pipeline']} | {r['text']} | {r['p']:.2f} | {r['r']:.2f} | {r['f1']:.2f} | "
+              f"{r['words_per_second']:,} |" for r in rows]
+    print("\n".join(lines))
+    if args.json is not None:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_text(json.dumps(rows, indent=1) + "\n")
+    return 0
+
+
 def run(args) -> int:
     import spacy
     from spacy.tokens import DocBin
 
     from benchmarks.workflow.layout import log
 
+    if args.pipelines:
+        return score_pipelines(args)
     senters = [s for s in args.senters.split(",") if s]
     unknown = [s for s in senters if s not in SENTERS]
     if unknown:

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Dict, NamedTuple, Optional, Tuple
 
 from spacy_nonmono.cli.common import InputError
+from spacy_nonmono.configs import punctuation_augmenter_section
 
 # Variant name -> settings merged onto the component's defaults by
 # "<system>+<variant>" (left to right): system options, except the component
@@ -132,6 +133,11 @@ FULL_VARIANTS: Dict[str, Dict[str, object]] = {
     # layer (as Dozat et al.'s and UDPipe 2's), half its cost.
     "chardepth1": {f"{ENCODER}.tok2vec.chars.depth": 1},
     "width384": {f"{ENCODER}.width": 384},
+    # Training text with a full stop closing every sentence of 20% of the
+    # docs (`init-config --add-marks 0.2`; docs/results/sentences/): a
+    # pipeline of an unpunctuated treebank that reads punctuation where a
+    # text has it.
+    "marks20": {"corpora.train.augmenter": punctuation_augmenter_section(add=0.2)},
 }
 # After +full: the XPOS tagger predicts each position of the tag
 # (`configs.positional_xpos`).

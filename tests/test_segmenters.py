@@ -64,6 +64,10 @@ def test_workflow_names_select_the_senters(tmp_path):
         path, _ = training_config(name, tmp_path)
         config = load_config(path, interpolate=False)
         assert config["nlp"]["pipeline"][:2] == ["tok2vec", "senter"]
+    # +marks20: a full stop closing the sentences of 20% of the training docs.
+    path, _ = training_config("mh4+global+full+lstmdrop+syntaxsenter+marks20", tmp_path)
+    augmenter = load_config(path, interpolate=False)["corpora"]["train"]["augmenter"]
+    assert (augmenter["add"], augmenter["remove"], augmenter["mark"]) == (0.2, 0.0, ".")
     with pytest.raises(Exception, match="add \\+full first"):
         parse_system("mh4+global+bilstmsenter")
 
@@ -271,3 +275,14 @@ def test_segmenters_command_trains_scores_and_reuses(tmp_path):
     assert json.loads((folder / "cnn.as-is.marked.json").read_text())["train_minutes"] is None
     bad = run_command(*args[:-6], "--senters", "crf", cwd=tmp_path, lab=True)
     assert bad.returncode == 2 and "unknown senter 'crf'" in bad.stderr
+    # A trained pipeline scored on each text, training nothing.
+    scored = run_command("segmenters", "--ud-dir", ud, "--treebanks", "sample", "--pipelines",
+                         folder / "cnn.as-is" / "model-best", "--json", tmp_path / "scores.json",
+                         cwd=tmp_path, lab=True, check=True)
+    rows = json.loads((tmp_path / "scores.json").read_text())
+    assert [r["text"] for r in rows] == ["as-is", "unpunctuated", "marked"]
+    assert rows[0]["f1"] == record["test"]["f1"]
+    assert "| marked |" in scored.stdout
+    not_trained = run_command("segmenters", "--ud-dir", ud, "--treebanks", "sample",
+                              "--pipelines", tmp_path, cwd=tmp_path, lab=True)
+    assert not_trained.returncode == 2 and "not a trained pipeline" in not_trained.stderr

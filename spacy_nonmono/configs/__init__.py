@@ -427,13 +427,18 @@ def augment_punctuation(config: Config, add: float = 0.0, remove: float = 0.0) -
     corpus rewrites a share `add` of its docs with a full stop closing every
     sentence that lacks one, and a share `remove` without their punctuation
     (`spacy_nonmono.punctuation_augmenter.v1`)."""
+    config["corpora"]["train"]["augmenter"] = punctuation_augmenter_section(add, remove)
+    return config
+
+
+def punctuation_augmenter_section(add: float = 0.0, remove: float = 0.0) -> Dict[str, object]:
+    """The training corpus's augmenter of `augment_punctuation`, as a config
+    section."""
     from ..pipeline.punctuation import punctuation_augmenter
 
     punctuation_augmenter(add, remove)    # checks the shares
-    config["corpora"]["train"]["augmenter"] = {
-        "@augmenters": "spacy_nonmono.punctuation_augmenter.v1", "add": add, "remove": remove,
-        "mark": "."}
-    return config
+    return {"@augmenters": "spacy_nonmono.punctuation_augmenter.v1", "add": add,
+            "remove": remove, "mark": "."}
 
 
 def syntax_senter(config: Config) -> Config:
