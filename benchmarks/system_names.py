@@ -159,7 +159,7 @@ TAGGER_LAYER_NO_DROPOUT = "taglayer0"
 # After +full: the senter reads the text with a BiLSTM of its own, or the shared
 # encoder over the whole text (`init-config --senter`: `configs.SENTERS`).
 SENTER_VARIANTS = {"bilstmsenter": "bilstm", "sharedsenter": "shared",
-                   "syntaxsenter": "syntax"}
+                   "syntaxsenter": "syntax", "breaksenter": "break"}
 # The model variants that set the full pipeline's components (after +full).
 COMPONENT_VARIANTS = (TAGS_IN, XPOS_POSITIONS, TAGGER_LAYER, TAGGER_LAYER_NO_DROPOUT,
                       *SENTER_VARIANTS)

@@ -15,7 +15,12 @@ package's spec:
   replace the head of s0, and Reduce of a headless s0 (stack of two words or
   more) attaches it to s1 with the Right-Arc label noted when s0 was shifted;
   driven from Python there are no model scores, so no label is noted and the
-  arc gets label -1 (never a gold label).
+  arc gets label -1 (never a gold label);
+- ``arc_eager_break``: ``arc_eager`` over a document (several sentences),
+  plus Break ("B"), valid when the stack and the buffer are not empty: it
+  pops the whole stack. Every word left without a head is the root of its
+  sentence, so ``finish`` gives every headless word the head 0, and the gold
+  tree is a forest, one tree per sentence over consecutive words.
 
 Words are 1..n; there is no dummy root node. A configuration is an immutable
 ``Config``: the stack (bottom..top), the buffer (front..back), heads and
@@ -26,10 +31,12 @@ its label id, -1 meaning "any label" (what the engine gives the root).
 
 Moves for L labels: 0 = Shift "S", 1 = "D" (Reduce; in arc_eager_tree and
 arc_eager_unshift Reduce or Unshift depending on whether s0 has a head),
-2+l = Left-Arc(l) "L-<l>" (b0 -> s0), 2+L+l = Right-Arc(l) "R-<l>" (s0 -> b0).
+2+l = Left-Arc(l) "L-<l>" (b0 -> s0), 2+L+l = Right-Arc(l) "R-<l>" (s0 -> b0),
+and for arc_eager_break 2+2L = Break "B".
 
 ``finish``: the first headless word in word order becomes the root (head 0,
-label unchanged); every other headless word is attached to it with label -1.
+label unchanged); every other headless word is attached to it with label -1
+(arc_eager_break: every headless word gets the head 0).
 The loss of a final configuration is the number of words whose (head, label)
 after ``finish`` differs from the gold one. ``exact_loss`` is the minimum of
 that loss over every final configuration reachable from a configuration,
@@ -42,6 +49,8 @@ SHIFT = 0
 REDUCE = 1          # "D": Reduce, or Unshift where the system has one
 
 SYSTEM_NAMES = ("arc_eager", "arc_eager_tree", "arc_eager_unshift", "arc_eager_nm2013")
+# The document system (its gold trees are forests, tested apart).
+BREAK_SYSTEM = "arc_eager_break"
 
 # Written into a configuration by the search for "some arc that is wrong":
 # a head that is not the gold head, or the gold head with a wrong label.
@@ -80,6 +89,8 @@ def decode(move: int, n_labels: int):
         return "L", move - 2
     if 2 + n_labels <= move < 2 + 2 * n_labels:
         return "R", move - 2 - n_labels
+    if move == 2 + 2 * n_labels:
+        return "B", None
     raise ValueError(f"no move {move} with {n_labels} labels")
 
 
@@ -92,6 +103,8 @@ def encode(kind: str, label: Optional[int], n_labels: int) -> int:
         return 2 + label
     if kind == "R":
         return 2 + n_labels + label
+    if kind == "B":
+        return 2 + 2 * n_labels
     raise ValueError(kind)
 
 
@@ -103,14 +116,15 @@ def move_name(move: int, n_labels: int, label_names=None) -> str:
 
 
 class System:
-    """One of the three systems, for n_labels labels."""
+    """One of the five systems, for n_labels labels."""
 
     def __init__(self, name: str, n_labels: int):
-        if name not in SYSTEM_NAMES:
+        if name not in SYSTEM_NAMES + (BREAK_SYSTEM,):
             raise ValueError(f"unknown system {name!r}")
         self.name = name
         self.n_labels = n_labels
-        self.n_moves = 2 + 2 * n_labels
+        self.breaks = name == BREAK_SYSTEM
+        self.n_moves = 2 + 2 * n_labels + self.breaks
         self.tree = name == "arc_eager_tree"
         self.unshift = name == "arc_eager_unshift"
         self.nm2013 = name == "arc_eager_nm2013"
@@ -122,7 +136,7 @@ class System:
     # -- final configurations ---------------------------------------------
 
     def is_final(self, c: Config) -> bool:
-        if self.name == "arc_eager":
+        if self.name == "arc_eager" or self.breaks:
             return not c.buffer
         if self.tree:
             return not c.buffer and len(c.stack) <= 1
@@ -146,6 +160,8 @@ class System:
             return True
         if kind == "R":
             return bool(stack) and bool(buffer)
+        if kind == "B":
+            return self.breaks and bool(stack) and bool(buffer)
         if kind == "L":
             if not (stack and buffer):
                 return False
@@ -194,6 +210,8 @@ class System:
             heads = _set(heads, s0, b0)           # replaces any head of s0
             labels = _set(labels, s0, label)
             return Config(stack[:-1], buffer, heads, labels, shifted)
+        if kind == "B":
+            return Config((), buffer, heads, labels, shifted)
         # "D"
         s0 = stack[-1]
         if heads[s0] != -1:                       # Reduce
@@ -216,8 +234,10 @@ class System:
     def static_move(self, c: Config, gold_heads, gold_labels) -> int:
         """The classic arc-eager static oracle (for projective gold trees):
         the gold Left-Arc, else the gold Right-Arc, else Reduce once s0 has a
-        head and no gold dependent left in the buffer, else Shift; -1 when
-        final. Arcs get their gold label (label 0 for a gold label of -1)."""
+        head and no gold dependent left in the buffer, else (arc_eager_break)
+        Break when no gold arc joins a word before b0 to b0 or a word after
+        it, else Shift; -1 when final. Arcs get their gold label (label 0 for
+        a gold label of -1)."""
         if self.is_final(c):
             return -1
         gh = (-1,) + tuple(gold_heads)
@@ -233,9 +253,21 @@ class System:
             s0 = stack[-1]
             if not any(gh[k] == s0 for k in buffer):
                 return REDUCE
+        if self.breaks and stack and buffer:
+            b0 = buffer[0]
+            if not any(h > 0 and (d < b0) != (h < b0) for d, h in enumerate(gh) if d > 0):
+                return encode("B", None, self.n_labels)
         if buffer and self.kind_valid(c, "S"):
             return SHIFT
         raise AssertionError(f"static oracle stuck at {c} for gold {gold_heads}")
+
+    # -- the tree -------------------------------------------------------------
+
+    def finish(self, c: Config):
+        return finish(c, documents=self.breaks)
+
+    def config_loss(self, c: Config, gold_heads, gold_labels) -> int:
+        return config_loss(c, gold_heads, gold_labels, documents=self.breaks)
 
     # -- context -------------------------------------------------------------
 
@@ -276,16 +308,17 @@ def _set(values: Tuple[int, ...], k: int, v: int) -> Tuple[int, ...]:
 
 # --------------------------------------------------------------------- finish
 
-def finish(c: Config):
+def finish(c: Config, documents: bool = False):
     """(heads, labels) for words 1..n after the system's finish: the first
     headless word becomes the root (head 0, label unchanged), every other
-    headless word is attached to it with label -1."""
+    headless word is attached to it with label -1; with `documents`
+    (arc_eager_break) every headless word gets the head 0."""
     heads = list(c.heads[1:])
     labels = list(c.labels[1:])
     root = None
     for k in range(len(heads)):
         if heads[k] == -1:
-            if root is None:
+            if root is None or documents:
                 root = k + 1
                 heads[k] = 0
             else:
@@ -306,9 +339,9 @@ def final_loss(heads: Sequence[int], labels: Sequence[int], gold_heads, gold_lab
                if not (h == gh and label_matches(l, gl)))
 
 
-def config_loss(c: Config, gold_heads, gold_labels) -> int:
+def config_loss(c: Config, gold_heads, gold_labels, documents: bool = False) -> int:
     """Loss of the tree `finish` makes of c (c final or not)."""
-    heads, labels = finish(c)
+    heads, labels = finish(c, documents)
     return final_loss(heads, labels, gold_heads, gold_labels)
 
 
@@ -330,7 +363,7 @@ def _labels_to_try(head: int, dep: int, gh, gl, n_labels: int):
     return [l for l in (good, bad) if l is not None]
 
 
-def _canonical(c: Config, gh, gl):
+def _canonical(c: Config, gh, gl, documents: bool = False):
     """(offset, key): c with every fact the future cannot depend on erased.
 
     - An arc into a word on the stack is kept as the gold arc when correct,
@@ -339,7 +372,9 @@ def _canonical(c: Config, gh, gl):
     - A word that is neither on the stack nor in the buffer is reduced: it
       has a head (only Reduce and Left-Arc remove words, and both leave a
       headed word) that no move will ever change, so it is written as
-      correct and counted in `offset` when it is not.
+      correct and counted in `offset` when it is not. (In arc_eager_break a
+      word Break popped without a head is a root: correct when its gold
+      head is 0.)
     - `shifted` is read only for b0 and grows only by Shift and Unshift, so
       only its buffer words and headless stack words (those Unshift may put
       back in the buffer) are kept.
@@ -351,7 +386,9 @@ def _canonical(c: Config, gh, gl):
     for k in range(1, len(heads)):
         correct = heads[k] == gh[k] and label_matches(labels[k], gl[k])
         if k not in in_play:
-            assert heads[k] != -1, ("reduced word without a head", c)
+            if heads[k] == -1:
+                assert documents, ("reduced word without a head", c)
+                correct = gh[k] == 0
             offset += not correct
             heads[k], labels[k] = gh[k], gl[k]
         elif heads[k] != -1:
@@ -390,7 +427,7 @@ def exact_loss(system: System, c: Config, gold_heads, gold_labels,
                 return value
             assert depth <= limit, ("no final configuration within 4n+4 moves", cfg)
             if system.is_final(cfg):
-                value = config_loss(cfg, gold_heads, gold_labels)
+                value = system.config_loss(cfg, gold_heads, gold_labels)
             else:
                 moves = system.valid_moves(cfg)
                 assert moves, ("stuck", cfg)
@@ -401,7 +438,7 @@ def exact_loss(system: System, c: Config, gold_heads, gold_labels,
         return full(c, 0)
 
     def successors(cfg: Config):
-        for kind in ("S", "D"):
+        for kind in ("S", "D", "B"):
             if system.kind_valid(cfg, kind):
                 yield system.apply_kind(cfg, kind)
         for kind in ("L", "R"):
@@ -417,11 +454,11 @@ def exact_loss(system: System, c: Config, gold_heads, gold_labels,
             return value
         assert depth <= limit, ("no final configuration within 4n+4 moves", key)
         if system.is_final(key):
-            value = config_loss(key, gold_heads, gold_labels)
+            value = system.config_loss(key, gold_heads, gold_labels)
         else:
             best = None
             for nxt in successors(key):
-                offset, nkey = _canonical(nxt, gh, gl)
+                offset, nkey = _canonical(nxt, gh, gl, system.breaks)
                 v = offset + search(nkey, depth + 1)
                 if best is None or v < best:
                     best = v
@@ -430,7 +467,7 @@ def exact_loss(system: System, c: Config, gold_heads, gold_labels,
         memo[key] = value
         return value
 
-    offset, key = _canonical(c, gh, gl)
+    offset, key = _canonical(c, gh, gl, system.breaks)
     return offset + search(key, 0)
 
 

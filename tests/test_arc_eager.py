@@ -203,7 +203,7 @@ def check_same_configuration(system, rsys, state, cfg):
         [system.move_name(m) for m in state.valid_moves()],
         [system.move_name(m) for m in rsys.valid_moves(cfg)], cfg)
     heads, labels = state.finish()
-    assert (list(heads), list(labels)) == ref.finish(cfg), (heads, labels, cfg)
+    assert (list(heads), list(labels)) == rsys.finish(cfg), (heads, labels, cfg)
     expected = rsys.context(cfg)
     assert dict(zip(system.context_names, state.context())) == {
         name: expected[name] for name in system.context_names}, cfg
@@ -224,7 +224,8 @@ def check_invariants(state):
             assert labels[k - 1] >= -1, labels
         else:
             assert (h == -1) == (labels[k - 1] == -1), (heads, labels)
-        if k not in stack and k not in buffer:
+        if k not in stack and k not in buffer and not state.system.decides_sentences:
+            # (arc_eager_break: Break pops headless words, sentences' roots.)
             assert h != -1, ("reduced word without a head", k, stack, buffer, heads)
     assert all(heads[k - 1] == -1 for k in buffer), (buffer, heads)
     assert not stack or heads[stack[0] - 1] == -1, (stack, heads)
@@ -236,7 +237,9 @@ def check_invariants(state):
             seen.add(v)
             v = heads[v - 1]
     tree_heads, tree_labels = state.finish()
-    check_gold_tree(list(tree_heads))      # raises unless a single-rooted tree
+    # Raises unless a single-rooted tree (arc_eager_break: one tree per
+    # sentence, each over consecutive words).
+    check_gold_tree(list(tree_heads), sentences=state.system.decides_sentences)
     for k in range(n):
         if heads[k] != -1:
             assert tree_heads[k] == heads[k] and tree_labels[k] == labels[k]
@@ -245,8 +248,10 @@ def check_invariants(state):
 
 def move_type(rsys, cfg, move):
     """"S", "S*" (Shift of an unshifted word onto an empty stack), "Reduce",
-    "Unshift", "L", "L*" (Left-Arc replacing a head), "R"."""
+    "Unshift", "L", "L*" (Left-Arc replacing a head), "R", "B" (Break)."""
     kind, _ = ref.decode(move, rsys.n_labels)
+    if kind == "B":
+        return "B"
     if kind == "S":
         return "S*" if cfg.buffer[0] in cfg.shifted else "S"
     if kind == "D":
@@ -333,7 +338,7 @@ def check_oracle(system, rsys, state, cfg, gold_heads, gold_labels, memo, tally=
     # The reference itself: the exact loss is the least loss after a move.
     assert not valid or min(after.values()) == before
     if rsys.is_final(cfg):
-        assert before == ref.config_loss(cfg, gold_heads, gold_labels)
+        assert before == rsys.config_loss(cfg, gold_heads, gold_labels)
         assert loss == before, ("loss of a final configuration", cfg, loss, before)
     for m in range(system.n_moves):
         if m not in valid:
@@ -354,7 +359,7 @@ def check_oracle(system, rsys, state, cfg, gold_heads, gold_labels, memo, tally=
         for m in zero:
             assert after[m] == before, (
                 f"zero-cost {system.move_name(m)} loses: exact {before} -> {after[m]} {where}")
-        if rsys.name == "arc_eager":
+        if rsys.name in ("arc_eager", ref.BREAK_SYSTEM):
             for m in valid:
                 assert costs[m] == after[m] - before, (
                     f"move {system.move_name(m)}: cost {costs[m]}, "

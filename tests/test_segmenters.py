@@ -60,7 +60,7 @@ def test_workflow_names_select_the_senters(tmp_path):
     assert config["components"]["senter"]["model"]["tok2vec"]["@architectures"] == \
         "spacy_nonmono.BiLSTMEncoder.v1"
     for name in ("mh4+global+full+lstmdrop+sharedsenter", "spacy_parser+full+sharedsenter",
-                 "mh4+global+full+lstmdrop+syntaxsenter"):
+                 "mh4+global+full+lstmdrop+syntaxsenter", "mh4+global+full+lstmdrop+breaksenter"):
         path, _ = training_config(name, tmp_path)
         config = load_config(path, interpolate=False)
         assert config["nlp"]["pipeline"][:2] == ["tok2vec", "senter"]
@@ -72,7 +72,7 @@ def test_workflow_names_select_the_senters(tmp_path):
         parse_system("mh4+global+bilstmsenter")
 
 
-@pytest.mark.parametrize("senter", ["bilstm", "shared", "syntax"])
+@pytest.mark.parametrize("senter", ["bilstm", "shared", "syntax", "break"])
 def test_senters_train_save_load_pickle_and_read_across_sentences(
         full_corpora, tmp_path, senter):  # noqa: F811
     from spacy_nonmono.configs import SENTERS, augment_punctuation
@@ -101,6 +101,9 @@ def test_senters_train_save_load_pickle_and_read_across_sentences(
 
     def scores(words):
         doc = Doc(nlp.vocab, words=words)
+        if senter == "break":
+            # The vectors its parser reads.
+            return nlp.get_pipe("tok2vec").model.predict([doc])[0]
         if senter != "bilstm":
             nlp.get_pipe("tok2vec")(doc)
         scores = nlp.get_pipe("senter").model.predict([doc])[0]

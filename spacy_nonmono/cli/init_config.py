@@ -100,7 +100,9 @@ def add_parser(commands) -> None:
                    "on the shared encoder, which then reads the whole text (for text whose "
                    "punctuation does not mark sentences: docs/sentences.md); syntax: the "
                    "best analysis of the whole text into sentences, each a tree under "
-                   "first-order head scores on the shared encoder")
+                   "first-order head scores on the shared encoder; break: a greedy "
+                   "arc-eager parser with a Break move over the whole text, on the shared "
+                   "encoder, whose trees decide the sentences")
     p.add_argument("--add-marks", type=float, default=0.0, metavar="SHARE",
                    help="Train with this share of the training docs rewritten with a full "
                    "stop closing every sentence: for a treebank without punctuation whose "

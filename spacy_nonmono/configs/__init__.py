@@ -111,8 +111,10 @@ def filled_config(
     model, a CNN that sees two words each side), "bilstm" (`bilstm_senter`:
     a BiLSTM of its own over the whole text, across sentences, with
     characters for every word), "shared" (`shared_senter`: on the shared
-    encoder, which then reads the whole text) or "syntax" (`syntax_senter`:
-    sentences decided with syntax, on the shared encoder).
+    encoder, which then reads the whole text), "syntax" (`syntax_senter`:
+    sentences decided with syntax, on the shared encoder) or "break"
+    (`break_senter`: a transition parser over documents with a Break move,
+    on the shared encoder).
     add_marks, remove_punctuation: the shares of training docs rewritten with
     a full stop closing every sentence, or without their punctuation
     (`augment_punctuation`)."""
@@ -458,9 +460,30 @@ def syntax_senter(config: Config) -> Config:
     return config
 
 
+def break_senter(config: Config) -> Config:
+    """Decide sentences with a transition parser over documents (in place):
+    the shared senter's setting (`shared_senter`), with a greedy
+    `nonmono_parser` of the system `arc_eager_break` (arc-eager with a
+    Break move, trained on windows of consecutive gold sentences) instead of
+    a per-word senter. Its trees decide the sentences, which the pipeline's
+    parser then parses again (and whose arcs it replaces)."""
+    from ..models.parser_model import DEFAULT_CONFIG
+
+    shared_senter(config)
+    senter = config["components"]["senter"]
+    model = Config().from_str(DEFAULT_CONFIG)["model"]
+    model.update(tok2vec=senter["model"]["tok2vec"], dropout=0.3)
+    config["components"]["senter"] = {
+        "factory": "nonmono_parser", "system": "arc_eager_break", "decoding": "greedy",
+        "oracle": None, "projectivize": None, "follow_oracle_prob": None,
+        "max_sentence_length": 200, "system_options": {}, "decoding_options": {},
+        "scorer": senter["scorer"], "model": model}
+    return config
+
+
 # The full pipeline's sentence splitters (`init-config --senter`).
 SENTERS = {"cnn": lambda config: config, "bilstm": bilstm_senter, "shared": shared_senter,
-           "syntax": syntax_senter}
+           "syntax": syntax_senter, "break": break_senter}
 
 
 def without_tagger(config: Config) -> Config:

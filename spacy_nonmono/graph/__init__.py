@@ -4,7 +4,7 @@ connectivity, paths, cycle counting and the root rule (Cython,
 structures of exact decoding (`structures`, registered here by name)."""
 from .. import registry
 from .algorithms import attach_to_single_root, is_one_endpoint_crossing
-from .trees import check_gold_tree, is_projective
+from .trees import check_gold_tree, is_projective, sentence_spans
 from .structures import (MSTStructure, mh3_arcs, mh3_chart, mh4_arcs, mh4_chart, one_ec,
                          one_ec_arcs)
 
@@ -22,5 +22,5 @@ def get_structure(name: str):
     return registry.lookup(registry.structures, "structure", name)
 
 
-__all__ = ["attach_to_single_root", "is_one_endpoint_crossing", "check_gold_tree",
+__all__ = ["attach_to_single_root", "is_one_endpoint_crossing", "check_gold_tree", "sentence_spans",
            "is_projective", "get_structure"]

@@ -263,15 +263,22 @@ class NonMonoParser(TrainablePipe):
 
     # -- sentences ----------------------------------------------------------
 
+    @property
+    def decides_sentences(self) -> bool:
+        """Whether the system parses documents and decides their sentences
+        (arc_eager_break): then it reads whole docs, and its trees set them."""
+        return getattr(self.moves, "decides_sentences", False)
+
     def _gold_trees(self, examples: List[Example], problems: GoldProblems):
-        return gold_trees(examples, self.max_sentence_length,
-                          self.cfg["projectivize"], problems)
+        return gold_trees(examples, self.max_sentence_length, self.cfg["projectivize"],
+                          problems, documents=self.decides_sentences)
 
     def _gold_sentences(self, examples: List[Example], problems: GoldProblems):
         return labelled_gold(self._gold_trees(examples, problems), self.moves.label_ids, problems)
 
     def _windows(self, doc: Doc):
-        return windows(doc, self.max_sentence_length, self.decoder.splits_unsegmented_docs)
+        return windows(doc, self.max_sentence_length, self.decoder.splits_unsegmented_docs,
+                       documents=self.decides_sentences)
 
     # -- prediction -----------------------------------------------------------
 
@@ -292,7 +299,8 @@ class NonMonoParser(TrainablePipe):
             self.parse_counts["transitions"] += parses.transitions
             self.parse_counts["words"] += sum(end - start for _, start, end in spans)
         return doc_parses(docs, doc_windows, parses.heads if parses else [],
-                          parses.labels if parses else [], self.labels)
+                          parses.labels if parses else [], self.labels,
+                          documents=self.decides_sentences)
 
     def set_annotations(self, docs: Iterable[Doc], parses) -> None:
         strings = self.vocab.strings

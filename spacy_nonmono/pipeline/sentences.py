@@ -82,13 +82,18 @@ def punctuation_sentences(doc: Doc) -> List[Tuple[int, int]]:
     return list(zip(starts, starts[1:] + [len(doc)]))
 
 
-def windows(doc: Doc, limit: int, split_unsegmented: bool = False) -> List[Window]:
+def windows(doc: Doc, limit: int, split_unsegmented: bool = False,
+            documents: bool = False) -> List[Window]:
     """(sentence start, start, end) of the token spans to parse: the
     sentences when boundaries are set, else the whole doc (or, with
     split_unsegmented, its sentences by punctuation); sentences longer than
-    `limit` are cut into windows of `limit` words."""
+    `limit` are cut into windows of `limit` words. With `documents` (a
+    system that decides sentences), the whole doc whatever its boundaries,
+    cut into windows of `limit` words, each parsed on its own."""
     if len(doc) == 0:
         return []
+    if documents:
+        return [(w, w, min(len(doc), w + limit)) for w in range(0, len(doc), limit)]
     if doc.has_annotation("SENT_START"):
         sents = [(s.start, s.end) for s in doc.sents]
     elif split_unsegmented:
@@ -99,12 +104,18 @@ def windows(doc: Doc, limit: int, split_unsegmented: bool = False) -> List[Windo
             for w in range(start, end, limit)]
 
 
-def gold_trees(examples: List[Example], limit: int, projectivize: str,
-               problems: Counter) -> Iterator[Tuple[int, int, int, List[int], List[str]]]:
+def gold_trees(examples: List[Example], limit: int, projectivize: str, problems: Counter,
+               documents: bool = False) -> Iterator[Tuple[int, int, int, List[int], List[str]]]:
     """Yield (doc index, start, end, heads, labels) for every gold sentence
     whose tree can be trained on: heads are 1-based within the sentence
     (0 = root), labels strings, projectivized as `projectivize` says.
-    Sentences that cannot be trained on are counted in `problems`."""
+    Sentences that cannot be trained on are counted in `problems`. With
+    `documents` (a system that decides sentences), runs of consecutive
+    sentences of at most `limit` words instead, one tree per sentence
+    (`document_windows`)."""
+    if documents:
+        yield from document_windows(gold_trees(examples, limit, projectivize, problems), limit)
+        return
     for d, eg in enumerate(examples):
         if len(eg.predicted) == 0:
             continue
@@ -138,6 +149,28 @@ def gold_trees(examples: List[Example], limit: int, projectivize: str,
             yield d, start, end, sent_heads, sent_deps
 
 
+def document_windows(trees, limit: int):
+    """The gold sentences of `gold_trees` joined into windows of consecutive
+    sentences of a doc, at most `limit` words each: (doc index, start, end,
+    heads, labels), each sentence's root with the head 0. A sentence that
+    cannot be trained on ends a window."""
+    window = None
+    for d, start, end, heads, labels in trees:
+        if window is not None and (window[0] != d or window[2] != start
+                                   or end - window[1] > limit):
+            yield window
+            window = None
+        if window is None:
+            window = (d, start, end, list(heads), list(labels))
+            continue
+        offset = start - window[1]
+        window[3].extend(h + offset if h else 0 for h in heads)
+        window[4].extend(labels)
+        window = (d, window[1], end, window[3], window[4])
+    if window is not None:
+        yield window
+
+
 def labelled_gold(trees, label_ids: Dict[str, int], problems: Counter):
     """The gold trees of `gold_trees` with label ids: (doc index, start, end,
     heads, label ids), the root's label -1 (it is not learned: the root is
@@ -161,7 +194,8 @@ def labelled_gold(trees, label_ids: Dict[str, int], problems: Counter):
 
 def doc_parses(docs: Sequence[Doc], doc_windows: Sequence[Tuple[int, Window]],
                heads: Sequence[numpy.ndarray], labels: Sequence[numpy.ndarray],
-               label_names: Sequence[str]) -> List[Tuple[numpy.ndarray, List[str]]]:
+               label_names: Sequence[str],
+               documents: bool = False) -> List[Tuple[numpy.ndarray, List[str]]]:
     """Per doc, (heads, labels): the absolute index of each token's head
     (itself for a root) and label strings, from the decoder's trees over the
     windows. A sentence's windows are joined and the tree layer's root rule
@@ -170,9 +204,15 @@ def doc_parses(docs: Sequence[Doc], doc_windows: Sequence[Tuple[int, Window]],
     labelled ROOT; every other word attached to node 0 (a later window's
     root) is attached to it with the label "dep". No other word is labelled
     ROOT: a label ROOT on an arc (only in pipelines trained before this rule)
-    is written "dep"."""
+    is written "dep". With `documents` (a system that decides sentences),
+    each window's trees are kept as they are, one sentence per root: the
+    sentences the parse decides, which spaCy reads from the heads."""
     results = [(numpy.arange(len(doc), dtype="int64"), [ROOT_LABEL] * len(doc)) for doc in docs]
     names = [REPAIR_LABEL if label == ROOT_LABEL else label for label in label_names]
+    if documents:
+        for (d, (_, start, end)), h, l in zip(doc_windows, heads, labels):
+            _write_tree(results[d], start, h[:end - start], l[:end - start], names)
+        return results
     # Per sentence, its windows' arcs in sentence positions (1-based, 0 = root).
     sentences: Dict[Tuple[int, int], Tuple[List[numpy.ndarray], List[numpy.ndarray]]] = {}
     for (d, (sent_start, start, end)), h, l in zip(doc_windows, heads, labels):
@@ -181,14 +221,20 @@ def doc_parses(docs: Sequence[Doc], doc_windows: Sequence[Tuple[int, Window]],
         sent_heads.append(numpy.where(h > 0, h + (start - sent_start), h))
         sent_labels.append(numpy.asarray(l[:end - start], dtype="int64"))
     for (d, sent_start), (sent_heads, sent_labels) in sentences.items():
-        doc_heads, doc_labels = results[d]
         tree, tree_labels = attach_to_single_root(numpy.concatenate(sent_heads),
                                                   numpy.concatenate(sent_labels))
-        for k, (h, l) in enumerate(zip(tree, tree_labels)):
-            token = sent_start + k
-            if h == 0:
-                doc_heads[token], doc_labels[token] = token, ROOT_LABEL
-            else:
-                doc_heads[token] = sent_start + h - 1
-                doc_labels[token] = names[l] if l >= 0 else REPAIR_LABEL
+        _write_tree(results[d], sent_start, tree, tree_labels, names)
     return results
+
+
+def _write_tree(result, offset: int, heads, labels, names: Sequence[str]) -> None:
+    """Write a span's arcs (1-based heads within the span, 0 = a root) into
+    a doc's (absolute heads, label strings), a root its own head, ROOT."""
+    doc_heads, doc_labels = result
+    for k, (h, l) in enumerate(zip(heads, labels)):
+        token = offset + k
+        if h == 0:
+            doc_heads[token], doc_labels[token] = token, ROOT_LABEL
+        else:
+            doc_heads[token] = offset + h - 1
+            doc_labels[token] = names[l] if l >= 0 else REPAIR_LABEL

@@ -7,7 +7,8 @@ cdef enum:
     REDUCE = 1          # Reduce; with Unshift, the Reduce/Unshift class
     LEFT_ARC = 2
     RIGHT_ARC = 3
-    N_KINDS = 4
+    BREAK = 4           # arc_eager_break only
+    N_KINDS = 4         # the kinds every variant has
 
 
 # What the variants of the family allow beyond Nivre's monotonic arc-eager.
@@ -16,6 +17,7 @@ cdef enum Variant:
     TREE = 1            # arc_eager_tree: Unshift only with an empty buffer
     UNSHIFT = 2         # arc_eager_unshift: Unshift any time, Left-Arc clobbers
     NM2013 = 3          # arc_eager_nm2013: Reduce attaches a headless S0, Left-Arc clobbers
+    DOCUMENTS = 4       # arc_eager_break: monotonic, over documents, Break pops the stack
 
 
 cdef class ArcEager(TransitionSystem):

@@ -25,6 +25,14 @@ Variants:
                      an existing head; Reduce of a headless S0 attaches it to
                      S1 with the Right-Arc label that scored best when S0 was
                      shifted (noted at Shift; -1 without model scores).
+  arc_eager_break    arc_eager over a document (several sentences), plus
+                     Break (kind B): pop the whole stack, when the stack and
+                     the buffer are not empty. Every word left headless is a
+                     sentence's root; as no arc passes over a headless word,
+                     each root's tree covers consecutive words, so the parse
+                     decides the sentences. Break makes the decision
+                     explicit: after it, B0 and the words before it are in
+                     different sentences.
   In the three non-monotonic variants the run ends with an empty buffer and
   one word on the stack. Two rules of ours keep every configuration live and the run
   within 4n moves: Shift is always allowed on an empty stack, and Unshift
@@ -34,7 +42,8 @@ Variants:
   most twice.
 
 `finish` makes the first headless word in word order the root and attaches
-any other headless word to it (label -1, written "dep").
+any other headless word to it (label -1, written "dep"); in arc_eager_break
+it makes every headless word a root (head 0).
 
 Oracles. The loss of a configuration counts the gold arcs (the root's
 included: the gold root must end headless and first) that no move sequence
@@ -44,13 +53,17 @@ section 2.2 of the paper for the non-monotonic ones (rules 4 and 5: Left-Arc
 replaces a head; two stack words can still be joined when the upper one has
 no head; in arc_eager_nm2013, a headless stack word can still be attached to
 the word right below it, by Reduce, correctly labelled if its noted label is
-the gold one). A move's cost is the loss increase it causes. For
+the gold one). In arc_eager_break the gold tree is a document's forest (one
+tree per sentence, each over consecutive words) and a gold root must only
+end headless; words Break popped without a head are roots, out of play. A
+move's cost is the loss increase it causes. For
 arc_eager_unshift and arc_eager_nm2013, ties are broken toward fewer
 non-monotonic moves (section 2.2): when a monotonic move keeps both the non-monotonic and the monotonic
 loss, a repair (Unshift or a Reduce of a headless word, or a Left-Arc replacing a
 head) and a move that keeps
 only the non-monotonic loss (it would need a repair later) cost 1. The static oracle builds a projective gold tree: Left-Arc, Right-Arc,
-Reduce when B0 is linked to a word below S0, else Shift.
+Reduce when B0 is linked to a word below S0, else (arc_eager_break) Break
+when no gold arc joins the words before B0 to the rest, else Shift.
 """
 from .base cimport (MAX_KINDS, OWN_LOSS, StateC, GoldC, TransitionSystem, ParseState,
                    label_error)
@@ -82,13 +95,13 @@ cdef bint arc_buildable(const StateC* s, const GoldC* gold, int variant, const i
         # d's head is wrong. A Left-Arc from the buffer can replace it in the
         # non-monotonic variants; in arc_eager_unshift also one from a
         # headless word above d on the stack (after Unshift).
-        if variant == MONOTONIC or variant == TREE or wd < 0:
+        if variant == MONOTONIC or variant == DOCUMENTS or variant == TREE or wd < 0:
             return False
         return wh == IN_BUFFER or (variant == UNSHIFT and wh > wd and s.heads[h] == -1)
     if wd == IN_BUFFER or wh == IN_BUFFER:
         return True
     # Both on the stack.
-    if variant == MONOTONIC:
+    if variant == MONOTONIC or variant == DOCUMENTS:
         return False
     if variant == NM2013:
         # Reduce attaches d to the word right below it, with the noted label.
@@ -120,7 +133,8 @@ cdef int arc_eager_loss(const StateC* s, const GoldC* gold, int variant, int* sc
             # The root must end headless and be the first headless word; in
             # the monotonic system a headless word below it on the stack
             # stays headless; in arc_eager_nm2013 it must be the stack's
-            # bottom word (everything above gets a head).
+            # bottom word (everything above gets a head). In arc_eager_break
+            # every headless word is a sentence's root: headless is enough.
             if s.heads[d] != -1:
                 loss += 1
             elif variant == MONOTONIC and where[d] >= 0 and headless_below[where[d]] > 0:
@@ -132,6 +146,22 @@ cdef int arc_eager_loss(const StateC* s, const GoldC* gold, int variant, int* sc
         elif not arc_buildable(s, gold, variant, where, h, d):
             loss += 1
     return loss
+
+
+cdef inline void pop_all(StateC* s) noexcept nogil:
+    while stack_depth(s) > 0:
+        pop(s)
+
+
+cdef bint crosses(const GoldC* gold, int b) noexcept nogil:
+    """Whether a gold arc joins a word before b to one at b or after (then
+    no sentence starts at b)."""
+    cdef int d, h
+    for d in range(1, gold.n + 1):
+        h = gold.heads[d]
+        if h > 0 and (d < b) != (h < b):
+            return True
+    return False
 
 
 cdef inline bint is_repair(const StateC* s, int kind) noexcept nogil:
@@ -168,7 +198,7 @@ cdef class ArcEager(TransitionSystem):
     cdef int move_limit(self, int n) noexcept nogil:
         """Monotonic: each word is pushed and popped once; the non-monotonic
         variants: at most twice (module doc)."""
-        return 2 * n if self.variant == MONOTONIC else 4 * n
+        return 2 * n if self.variant == MONOTONIC or self.variant == DOCUMENTS else 4 * n
 
     cdef int scratch_size(self, int n) noexcept nogil:
         # The loss's scratch, then a configuration to try moves on.
@@ -183,13 +213,13 @@ cdef class ArcEager(TransitionSystem):
     cdef bint is_final(self, const StateC* s) noexcept nogil:
         if buffer_length(s) > 0:
             return False
-        return self.variant == MONOTONIC or stack_depth(s) <= 1
+        return self.variant == MONOTONIC or self.variant == DOCUMENTS or stack_depth(s) <= 1
 
     cdef void set_valid(self, const StateC* s, int* is_valid) noexcept nogil:
         # Validity does not depend on the label.
-        cdef bint[N_KINDS] ok
+        cdef bint[MAX_KINDS] ok
         cdef int kind
-        for kind in range(N_KINDS):
+        for kind in range(self.n_kinds):
             ok[kind] = self.is_valid_move(s, self.move_of(kind, 0))
         self.set_valid_by_kind(ok, is_valid)
 
@@ -212,10 +242,14 @@ cdef class ArcEager(TransitionSystem):
             s.heads[s0] = b0
             s.labels[s0] = self.c_moves[move].label
             pop(s)
-        else:
+        elif kind == RIGHT_ARC:
             s.heads[b0] = s0
             s.labels[b0] = self.c_moves[move].label
             push(s)
+        else:
+            # Break: nothing on the stack takes another dependent; its
+            # headless words are the roots of the sentences before B0.
+            pop_all(s)
 
     cdef void apply_scored(self, StateC* s, int move, const float* scores) noexcept nogil:
         cdef int m, best = -1
@@ -288,6 +322,8 @@ cdef class ArcEager(TransitionSystem):
                     return self.move_of(REDUCE, -1)
         if b0 == -1:
             return self.move_of(REDUCE, -1)     # Unshift
+        if self.variant == DOCUMENTS and s0 != -1 and not crosses(gold, b0):
+            return self.move_of(BREAK, -1)
         m = self.move_of(SHIFT, -1)
         if self.is_valid_move(s, m):
             return m
@@ -307,8 +343,11 @@ cdef class ArcEager(TransitionSystem):
         cdef int depth = stack_depth(s)
         if self.is_final(s):
             return False
+        if kind == BREAK:
+            return s0 != -1 and b0 != -1
         if kind == SHIFT:
-            return b0 != -1 and (self.variant == MONOTONIC or self.variant == NM2013
+            return b0 != -1 and (self.variant == MONOTONIC or self.variant == DOCUMENTS
+                                 or self.variant == NM2013
                                  or depth == 0 or not (word_flags(s)[b0] & FLAG_SHIFTED))
         if kind == RIGHT_ARC:
             return s0 != -1 and b0 != -1
@@ -320,12 +359,23 @@ cdef class ArcEager(TransitionSystem):
         if s.heads[s0] != -1:
             return True
         # A headless S0: Unshift, or arc_eager_nm2013's attaching Reduce.
-        if self.variant == MONOTONIC or depth < 2:
+        if self.variant == MONOTONIC or self.variant == DOCUMENTS or depth < 2:
             return False
         return self.variant != TREE or b0 == -1
 
     cdef void set_context(self, const StateC* s, int* ids) noexcept nogil:
         set_stack_buffer_context(s, ids)
+
+    cdef void finish(self, StateC* s) noexcept nogil:
+        cdef int k
+        if self.variant != DOCUMENTS:
+            TransitionSystem.finish(self, s)
+            return
+        # Every headless word is the root of its sentence (a forest whose
+        # trees cover consecutive words: arcs never pass over a headless word).
+        for k in range(1, s.n + 1):
+            if s.heads[k] == -1:
+                s.heads[k] = 0
 
 
 cdef class ArcEagerTree(ArcEager):
@@ -338,6 +388,14 @@ cdef class ArcEagerNM2013(ArcEager):
     name = "arc_eager_nm2013"
     _variant = NM2013
     _loss_variant = NM2013
+
+
+cdef class ArcEagerBreak(ArcEager):
+    name = "arc_eager_break"
+    kinds = ArcEager.kinds + (("B", False),)
+    decides_sentences = True
+    _variant = DOCUMENTS
+    _loss_variant = DOCUMENTS
 
 
 cdef class ArcEagerUnshift(ArcEager):

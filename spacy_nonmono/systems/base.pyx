@@ -136,6 +136,10 @@ cdef class TransitionSystem:
     # holds all of this system's derivations, if one does: `decoding =
     # "global"` with this system decodes it.
     exact_structure = None
+    # Whether the system parses documents and decides their sentences: its
+    # gold is a forest of sentence trees over consecutive words, and
+    # `finish` leaves one root (head 0) per sentence.
+    decides_sentences = False
     # Whether the oracle flips coins (then `reseed_oracle` seeds them).
     random_oracle = False
     # Dynamic-oracle training: the probability of advancing a state by the
@@ -529,7 +533,7 @@ cdef class ParseState:
         self.has_gold = gold_heads is not None
         if self.has_gold:
             gold_heads = [int(h) for h in gold_heads]
-            check_gold_tree(gold_heads)
+            check_gold_tree(gold_heads, sentences=system.decides_sentences)
             n = len(gold_heads)
             if gold_labels is None:
                 gold_labels = [-1] * n
