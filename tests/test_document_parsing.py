@@ -36,8 +36,12 @@ def test_gold_windows_join_consecutive_sentences():
              (1, 4, 5, [0], ["ROOT"])]
     assert [(d, s, e) for d, s, e, *_ in document_windows(trees, 10)] == [
         (0, 0, 2), (0, 3, 4), (1, 4, 5)]
-    # Parsing windows: the whole doc, whatever its sentence starts.
-    assert windows(reference, 4, documents=True) == [(0, 0, 4), (4, 4, 8), (8, 8, 9)]
+    # Parsing windows: a doc without boundaries in windows of 4 words; one
+    # with boundaries by its sentences, as for any system.
+    assert windows(Doc(nlp.vocab, words=words), 4, documents=True) == [
+        (0, 0, 4), (4, 4, 8), (8, 8, 9)]
+    assert windows(reference, 4, documents=True) == windows(reference, 4) == [
+        (0, 0, 3), (3, 3, 5), (5, 5, 9)]
 
 
 @pytest.fixture(scope="module")
@@ -70,6 +74,18 @@ def test_it_learns_and_decides_sentences(trained):
         # One root per sentence, labelled ROOT.
         assert all(sum(t.dep_ == "ROOT" for t in sent) == 1 for sent in doc.sents)
     assert n_sents > len(examples)
+
+
+def test_boundaries_given_are_kept(trained):
+    """Sentences set before it (with the text, or by a senter) stay: it
+    parses each as a tree, as spaCy's parser does."""
+    nlp, examples, _ = trained
+    for eg in examples[:3]:
+        reference = eg.reference
+        doc = nlp(Doc(nlp.vocab, words=[t.text for t in reference],
+                      sent_starts=[t.is_sent_start for t in reference]))
+        tree_ok(doc)
+        assert [s.start for s in doc.sents] == [s.start for s in reference.sents]
 
 
 def test_saved_loaded_and_pickled(trained, tmp_path):

@@ -88,11 +88,11 @@ def windows(doc: Doc, limit: int, split_unsegmented: bool = False,
     sentences when boundaries are set, else the whole doc (or, with
     split_unsegmented, its sentences by punctuation); sentences longer than
     `limit` are cut into windows of `limit` words. With `documents` (a
-    system that decides sentences), the whole doc whatever its boundaries,
-    cut into windows of `limit` words, each parsed on its own."""
+    system that decides sentences), a doc without boundaries is cut into
+    windows of `limit` words, each parsed on its own (`decides_sentences`)."""
     if len(doc) == 0:
         return []
-    if documents:
+    if documents and decides_sentences(doc):
         return [(w, w, min(len(doc), w + limit)) for w in range(0, len(doc), limit)]
     if doc.has_annotation("SENT_START"):
         sents = [(s.start, s.end) for s in doc.sents]
@@ -102,6 +102,13 @@ def windows(doc: Doc, limit: int, split_unsegmented: bool = False,
         sents = [(0, len(doc))]
     return [(start, w, min(end, w + limit)) for start, end in sents
             for w in range(start, end, limit)]
+
+
+def decides_sentences(doc: Doc) -> bool:
+    """Whether a parser whose system decides sentences decides this doc's:
+    only where nothing set them before it (boundaries given with the text,
+    or by a senter, are kept, as spaCy's parser keeps them)."""
+    return not doc.has_annotation("SENT_START")
 
 
 def gold_trees(examples: List[Example], limit: int, projectivize: str, problems: Counter,
@@ -205,17 +212,18 @@ def doc_parses(docs: Sequence[Doc], doc_windows: Sequence[Tuple[int, Window]],
     root) is attached to it with the label "dep". No other word is labelled
     ROOT: a label ROOT on an arc (only in pipelines trained before this rule)
     is written "dep". With `documents` (a system that decides sentences),
-    each window's trees are kept as they are, one sentence per root: the
-    sentences the parse decides, which spaCy reads from the heads."""
+    the trees of a doc whose sentences it decides (`decides_sentences`) are
+    kept as they are, one sentence per root: the sentences the parse
+    decides, which spaCy reads from the heads."""
     results = [(numpy.arange(len(doc), dtype="int64"), [ROOT_LABEL] * len(doc)) for doc in docs]
     names = [REPAIR_LABEL if label == ROOT_LABEL else label for label in label_names]
-    if documents:
-        for (d, (_, start, end)), h, l in zip(doc_windows, heads, labels):
-            _write_tree(results[d], start, h[:end - start], l[:end - start], names)
-        return results
+    free = {d for d, doc in enumerate(docs) if documents and decides_sentences(doc)}
     # Per sentence, its windows' arcs in sentence positions (1-based, 0 = root).
     sentences: Dict[Tuple[int, int], Tuple[List[numpy.ndarray], List[numpy.ndarray]]] = {}
     for (d, (sent_start, start, end)), h, l in zip(doc_windows, heads, labels):
+        if d in free:
+            _write_tree(results[d], start, h[:end - start], l[:end - start], names)
+            continue
         sent_heads, sent_labels = sentences.setdefault((d, sent_start), ([], []))
         h = numpy.asarray(h[:end - start], dtype="int64")
         sent_heads.append(numpy.where(h > 0, h + (start - sent_start), h))
