@@ -9,7 +9,7 @@ import spacy
 from spacy.tokens import Doc
 from spacy.training import Example
 
-from spacy_nonmono.pipeline.sentences import document_windows, gold_trees, windows
+from spacy_nonmono.pipeline.sentences import document_windows, gold_trees
 
 from conftest import SMALL_MODEL, sample_docs, tree_ok
 
@@ -36,12 +36,7 @@ def test_gold_windows_join_consecutive_sentences():
              (1, 4, 5, [0], ["ROOT"])]
     assert [(d, s, e) for d, s, e, *_ in document_windows(trees, 10)] == [
         (0, 0, 2), (0, 3, 4), (1, 4, 5)]
-    # Parsing windows: a doc without boundaries in windows of 4 words; one
-    # with boundaries by its sentences, as for any system.
-    assert windows(Doc(nlp.vocab, words=words), 4, documents=True) == [
-        (0, 0, 4), (4, 4, 8), (8, 8, 9)]
-    assert windows(reference, 4, documents=True) == windows(reference, 4) == [
-        (0, 0, 3), (3, 3, 5), (5, 5, 9)]
+
 
 
 @pytest.fixture(scope="module")
@@ -96,3 +91,42 @@ def test_saved_loaded_and_pickled(trained, tmp_path):
     for other in (spacy.load(tmp_path), pickle.loads(pickle.dumps(nlp))):
         assert other.get_pipe("nonmono_parser").decides_sentences
         assert [(t.head.i, t.dep_, t.is_sent_start) for t in other(text)] == expected
+
+
+def test_long_docs_are_read_in_windows_that_start_at_a_sentence(trained, monkeypatch):
+    """A doc longer than max_sentence_length (60) is parsed in rounds: each
+    window keeps its trees but the last, and the next starts there; a window
+    that is one tree is kept whole."""
+    import numpy
+
+    from spacy_nonmono.decoders.base import Parses
+
+    nlp, examples, _ = trained
+    parser = nlp.get_pipe("nonmono_parser")
+    words = [t.text for eg in examples[:3] for t in eg.reference]
+    assert len(words) > 150
+    seen = []
+
+    def fake_predict(size):
+        def predict(model, moves, docs, spans):
+            # Sentences of `size` words from the doc's start; each word
+            # attached to its sentence's first word.
+            heads = []
+            for _, s, e in spans:
+                seen.append((s, e))
+                first = [max(s, p - p % size) for p in range(s, e)]
+                heads.append(numpy.array([0 if f == p else f - s + 1
+                                          for p, f in zip(range(s, e), first)]))
+            return Parses(heads, [numpy.zeros(len(h), dtype="int32") for h in heads], 0)
+        return predict
+
+    monkeypatch.setattr(parser.decoder, "predict", fake_predict(7))
+    doc = nlp(Doc(nlp.vocab, words=words))
+    tree_ok(doc)
+    assert [s.start for s in doc.sents] == list(range(0, len(words), 7))
+    assert seen[:3] == [(0, 60), (56, 116), (112, 172)]
+    # One tree a window: cut where the window ends.
+    seen.clear()
+    monkeypatch.setattr(parser.decoder, "predict", fake_predict(1000))
+    doc = nlp(Doc(nlp.vocab, words=words))
+    assert [s.start for s in doc.sents] == list(range(0, len(words), 60))

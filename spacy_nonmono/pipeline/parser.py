@@ -19,9 +19,10 @@ from thinc.api import Config, Model, set_dropout_rate
 
 from ..decoders.base import GoldTree
 from ..decoders import get_decoder
+from ..graph import sentence_spans
 from ..threads import one_blas_thread_in_worker
-from .sentences import (ROOT_LABEL, GoldProblems, doc_parses, gold_trees, labelled_gold,
-                        resolve_projectivize, windows)
+from .sentences import (ROOT_LABEL, GoldProblems, decides_sentences, doc_parses, gold_trees,
+                        labelled_gold, resolve_projectivize, windows)
 
 
 
@@ -277,8 +278,7 @@ class NonMonoParser(TrainablePipe):
         return labelled_gold(self._gold_trees(examples, problems), self.moves.label_ids, problems)
 
     def _windows(self, doc: Doc):
-        return windows(doc, self.max_sentence_length, self.decoder.splits_unsegmented_docs,
-                       documents=self.decides_sentences)
+        return windows(doc, self.max_sentence_length, self.decoder.splits_unsegmented_docs)
 
     # -- prediction -----------------------------------------------------------
 
@@ -288,19 +288,59 @@ class NonMonoParser(TrainablePipe):
         one_blas_thread_in_worker()   # nlp.pipe(n_process=k): k workers, not k x cores threads
         writable_params(self.model)
         docs = list(docs)
-        doc_windows = [(d, w) for d, doc in enumerate(docs) for w in self._windows(doc)]
-        if doc_windows and not self.labels:
+        free = [d for d, doc in enumerate(docs)
+                if len(doc) and self.decides_sentences and decides_sentences(doc)]
+        doc_windows = [(d, w) for d, doc in enumerate(docs) if d not in free
+                       for w in self._windows(doc)]
+        if (doc_windows or free) and not self.labels:
             raise ValueError(
                 f"The {self.name!r} component has no labels: initialize or train it first."
             )
         spans = [(d, start, end) for d, (sent_start, start, end) in doc_windows]
-        parses = self.decoder.predict(self.model, self.moves, docs, spans) if spans else None
-        if parses is not None:
-            self.parse_counts["transitions"] += parses.transitions
-            self.parse_counts["words"] += sum(end - start for _, start, end in spans)
-        return doc_parses(docs, doc_windows, parses.heads if parses else [],
-                          parses.labels if parses else [], self.labels,
+        parses = self._parse_spans(docs, spans) if spans else None
+        heads = parses.heads if parses else []
+        labels = parses.labels if parses else []
+        if free:
+            free_windows, free_heads, free_labels = self._parse_documents(docs, free)
+            doc_windows, heads, labels = (doc_windows + free_windows, heads + free_heads,
+                                          labels + free_labels)
+        return doc_parses(docs, doc_windows, heads, labels, self.labels,
                           documents=self.decides_sentences)
+
+    def _parse_spans(self, docs: List[Doc], spans):
+        parses = self.decoder.predict(self.model, self.moves, docs, spans)
+        self.parse_counts["transitions"] += parses.transitions
+        self.parse_counts["words"] += sum(end - start for _, start, end in spans)
+        return parses
+
+    def _parse_documents(self, docs: List[Doc], free: List[int]):
+        """Decide the sentences of the docs `free` (a system that decides
+        sentences, docs without boundaries): each doc is parsed in windows of
+        max_sentence_length words, all docs' windows in one batch per round;
+        a window keeps its trees but the last, which may run on past the
+        window, and the next window starts with that last tree's first word.
+        A window that is one tree is kept whole (a sentence longer than the
+        window is cut). Returns the kept pieces as doc_parses windows, with
+        their heads and labels."""
+        limit = self.max_sentence_length
+        starts = {d: 0 for d in free}
+        windows_out, heads_out, labels_out = [], [], []
+        while starts:
+            spans = [(d, s, min(len(docs[d]), s + limit)) for d, s in starts.items()]
+            parses = self._parse_spans(docs, spans)
+            for (d, s, e), h, l in zip(spans, parses.heads, parses.labels):
+                keep = e - s
+                if e < len(docs[d]):
+                    last = sentence_spans([int(x) for x in h[:keep]])[-1][0]
+                    keep = last or keep
+                windows_out.append((d, (s, s, s + keep)))
+                heads_out.append(h[:keep])
+                labels_out.append(l[:keep])
+                if s + keep < len(docs[d]):
+                    starts[d] = s + keep
+                else:
+                    del starts[d]
+        return windows_out, heads_out, labels_out
 
     def set_annotations(self, docs: Iterable[Doc], parses) -> None:
         strings = self.vocab.strings

@@ -82,18 +82,15 @@ def punctuation_sentences(doc: Doc) -> List[Tuple[int, int]]:
     return list(zip(starts, starts[1:] + [len(doc)]))
 
 
-def windows(doc: Doc, limit: int, split_unsegmented: bool = False,
-            documents: bool = False) -> List[Window]:
+def windows(doc: Doc, limit: int, split_unsegmented: bool = False) -> List[Window]:
     """(sentence start, start, end) of the token spans to parse: the
     sentences when boundaries are set, else the whole doc (or, with
     split_unsegmented, its sentences by punctuation); sentences longer than
-    `limit` are cut into windows of `limit` words. With `documents` (a
-    system that decides sentences), a doc without boundaries is cut into
-    windows of `limit` words, each parsed on its own (`decides_sentences`)."""
+    `limit` are cut into windows of `limit` words. (A system that decides
+    sentences reads a doc without boundaries in windows of its own:
+    `NonMonoParser._parse_documents`.)"""
     if len(doc) == 0:
         return []
-    if documents and decides_sentences(doc):
-        return [(w, w, min(len(doc), w + limit)) for w in range(0, len(doc), limit)]
     if doc.has_annotation("SENT_START"):
         sents = [(s.start, s.end) for s in doc.sents]
     elif split_unsegmented:
