@@ -72,7 +72,8 @@ def test_workflow_names_select_the_senters(tmp_path):
         parse_system("mh4+global+bilstmsenter")
 
 
-@pytest.mark.parametrize("senter", ["bilstm", "shared", "syntax", "break"])
+@pytest.mark.parametrize("senter", ["bilstm", "shared", "syntax",
+                                    pytest.param("break", marks=pytest.mark.slow)])
 def test_senters_train_save_load_pickle_and_read_across_sentences(
         full_corpora, tmp_path, senter):  # noqa: F811
     from spacy_nonmono.configs import SENTERS, augment_punctuation
