@@ -526,32 +526,38 @@ def test_root_position_costs():
         assert state.loss() == (2 if name == "arc_eager_tree" else expected), name
 
 
+def check_every_reachable_configuration(system, rsys, heads, labels, exact=None):
+    """The Cython against the reference and the oracle against the exact
+    loss at every configuration reachable from the initial one (arc moves
+    with the first two labels), with every move from it."""
+    memo = {}
+    seen = set()
+    frontier = [(system.new_state(heads, labels), ref.initial_config(len(heads)))]
+    while frontier:
+        state, cfg = frontier.pop()
+        if cfg in seen:
+            continue
+        seen.add(cfg)
+        check_same_configuration(system, rsys, state, cfg)
+        check_oracle(system, rsys, state, cfg, heads, labels, memo, exact=exact)
+        for m in state.valid_moves():
+            if 2 <= m < 2 + 2 * N_LABELS and (m - 2) % N_LABELS >= 2:
+                continue
+            nxt = state.copy()
+            nxt.apply(m)
+            check_invariants(nxt)
+            frontier.append((nxt, rsys.apply(cfg, m)))
+    assert len(seen) > 10
+
+
 @pytest.mark.parametrize("name", SYSTEMS)
 def test_dynamic_oracle_exhaustive_small(name):
-    """Every configuration reachable (two labels per arc kind) on small
-    projective trees, with every move from it."""
+    """Every configuration reachable on small projective trees."""
     system = make_system(name)
     rsys = ref.System(name, N_LABELS)
     for heads, labels in ([2, 0, 2], [0, -1, 1]), ([0, 1, 4, 2], [-1, 1, 0, 0]), \
             ([2, 0, 4, 2], [0, -1, 1, 0]):
-        memo = {}
-        seen = set()
-        frontier = [(system.new_state(heads, labels), ref.initial_config(len(heads)))]
-        while frontier:
-            state, cfg = frontier.pop()
-            if cfg in seen:
-                continue
-            seen.add(cfg)
-            check_same_configuration(system, rsys, state, cfg)
-            check_oracle(system, rsys, state, cfg, heads, labels, memo)
-            for m in state.valid_moves():
-                if m >= 2 and (m - 2) % N_LABELS >= 2:
-                    continue
-                nxt = state.copy()
-                nxt.apply(m)
-                check_invariants(nxt)
-                frontier.append((nxt, rsys.apply(cfg, m)))
-        assert len(seen) > 10
+        check_every_reachable_configuration(system, rsys, heads, labels)
 
 
 # ----------------------------------------- dynamic oracle, non-projective trees

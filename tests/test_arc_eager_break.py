@@ -28,8 +28,9 @@ from covington_walks import LABELS, N_LABELS, seeds, walk_policies
 from spacy_nonmono.graph import check_gold_tree, sentence_spans
 from spacy_nonmono.systems import get_system
 from spacy_nonmono.systems.base import INVALID
-from test_arc_eager import (check_invariants, check_oracle, check_same_configuration,
-                            walk, zero_cost_completion, actual_loss)
+from test_arc_eager import (actual_loss, check_every_reachable_configuration, check_invariants,
+                            check_oracle, check_same_configuration, walk,
+                            zero_cost_completion)
 
 NAME = ref.BREAK_SYSTEM
 
@@ -135,32 +136,13 @@ def test_zero_cost_moves_reach_predicted_loss(doc, policy, seed):
 
 
 def test_dynamic_oracle_exhaustive_small():
-    """Every configuration reachable (two labels per arc kind) on small
-    documents, with every move from it."""
+    """Every configuration reachable on small documents."""
     system = make_system()
     rsys = ref.System(NAME, N_LABELS)
     for sentences in ([([0], [0]), ([0], [0])],
                       [([2, 0], [0, 0]), ([0, 1], [1, 0])],
                       [([0, 1], [1, 0]), ([0], [0]), ([2, 0], [1, 0])]):
-        heads, labels = document(sentences)
-        memo = {}
-        seen = set()
-        frontier = [(system.new_state(heads, labels), ref.initial_config(len(heads)))]
-        while frontier:
-            state, cfg = frontier.pop()
-            if cfg in seen:
-                continue
-            seen.add(cfg)
-            check_same_configuration(system, rsys, state, cfg)
-            check_oracle(system, rsys, state, cfg, heads, labels, memo, exact=True)
-            for m in state.valid_moves():
-                if 2 <= m < 2 + 2 * N_LABELS and (m - 2) % N_LABELS >= 2:
-                    continue
-                nxt = state.copy()
-                nxt.apply(m)
-                check_invariants(nxt)
-                frontier.append((nxt, rsys.apply(cfg, m)))
-        assert len(seen) > 10
+        check_every_reachable_configuration(system, rsys, *document(sentences), exact=True)
 
 
 def test_break_costs_the_arcs_it_cuts():
