@@ -130,3 +130,19 @@ def test_long_docs_are_read_in_windows_that_start_at_a_sentence(trained, monkeyp
     monkeypatch.setattr(parser.decoder, "predict", fake_predict(1000))
     doc = nlp(Doc(nlp.vocab, words=words))
     assert [s.start for s in doc.sents] == list(range(0, len(words), 60))
+
+
+def test_beam_search_decides_sentences_too():
+    spacy.util.fix_random_seed(0)
+    nlp = spacy.blank("en")
+    nlp.add_pipe("nonmono_parser", config={"model": SMALL_MODEL, "system": "arc_eager_break",
+                                           "decoding": "beam", "max_sentence_length": 40})
+    docs = sample_docs("train", n_sents_per_doc=10, limit=4)
+    examples = [Example(nlp.make_doc(doc.text), doc) for doc in docs]
+    optimizer = nlp.initialize(lambda: examples)
+    for _ in range(3):
+        nlp.update(examples, sgd=optimizer)
+    for eg in examples:
+        doc = nlp(eg.reference.text)
+        tree_ok(doc)
+        assert len(list(doc.sents)) > 1
