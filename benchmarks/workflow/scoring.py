@@ -99,7 +99,9 @@ class ScoringSteps(RunLayout):
                 members = [pipe.members for name, pipe in nlp.pipeline
                            if name == "nonmono_ensemble"]
                 for pipeline in [nlp] + [m for group in members for m in group]:
-                    if "senter" in pipeline.pipe_names:
+                    # A parser that decides sentences (`--senter break`) takes no bound.
+                    if "senter" in pipeline.pipe_names and not getattr(
+                            pipeline.get_pipe("senter"), "decides_sentences", False):
                         bound = self.args.senter_max_length
                         bound_sentences(pipeline, bound)
                 log(f"[{tb}] {run}: raw text ({tokenizer} tokenizer, sentences at most "
