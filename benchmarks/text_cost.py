@@ -98,7 +98,7 @@ def parse_max_lengths(value: str) -> List[Optional[int]]:
 
 def run(args) -> int:
     from spacy_nonmono.evaluation import read_conllu
-    from spacy_nonmono.pipeline.senter import bound_sentences
+    from spacy_nonmono.pipeline.senter import bound_sentences, takes_sentence_bound
 
     bounds = parse_max_lengths(args.max_lengths)
     if args.words < 1 or args.runs < 1:
@@ -108,8 +108,9 @@ def run(args) -> int:
     results = []
     for name in args.pipelines:
         nlp = load_parser_pipeline(name)
-        has_senter = any(pipe == "senter" for pipe in nlp.pipe_names)
-        for bound in bounds:
+        has_senter = takes_sentence_bound(nlp)
+        # A parser that decides sentences (`--senter break`) takes no bound.
+        for bound in (bounds if has_senter or "senter" not in nlp.pipe_names else [None]):
             if bound is not None:
                 if not has_senter:
                     raise InputError(f"{name} has no senter to bound (--max-lengths {bound})")

@@ -146,3 +146,16 @@ def test_beam_search_decides_sentences_too():
         doc = nlp(eg.reference.text)
         tree_ok(doc)
         assert len(list(doc.sents)) > 1
+
+
+def test_no_sentence_bound_for_a_parser_that_decides_them():
+    from spacy_nonmono.pipeline.senter import bound_sentences, takes_sentence_bound
+
+    nlp = spacy.blank("en")
+    nlp.add_pipe("nonmono_parser", name="senter", config={"model": SMALL_MODEL,
+                                                          "system": "arc_eager_break"})
+    assert not takes_sentence_bound(nlp)
+    with pytest.raises(ValueError, match="trees decide the sentences"):
+        bound_sentences(nlp, 60)
+    nlp.add_pipe("nonmono_senter", name="other")
+    assert takes_sentence_bound(nlp, "other") and not takes_sentence_bound(nlp, "absent")

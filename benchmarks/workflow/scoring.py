@@ -69,7 +69,7 @@ class ScoringSteps(RunLayout):
         metrics/<treebank>/<run>.raw.json (F1 of tokens, sentences, words,
         tags, UAS, LAS, ... and words/s)."""
         from spacy_nonmono.evaluation import evaluate_pipeline_raw_text
-        from spacy_nonmono.pipeline.senter import bound_sentences
+        from spacy_nonmono.pipeline.senter import bound_sentences, takes_sentence_bound
         from spacy_nonmono.pipeline.tokenizers import (TreebankTokenizer, use_language_tokenizer,
                                                        use_treebank_tokenizer)
 
@@ -99,9 +99,7 @@ class ScoringSteps(RunLayout):
                 members = [pipe.members for name, pipe in nlp.pipeline
                            if name == "nonmono_ensemble"]
                 for pipeline in [nlp] + [m for group in members for m in group]:
-                    # A parser that decides sentences (`--senter break`) takes no bound.
-                    if "senter" in pipeline.pipe_names and not getattr(
-                            pipeline.get_pipe("senter"), "decides_sentences", False):
+                    if takes_sentence_bound(pipeline):
                         bound = self.args.senter_max_length
                         bound_sentences(pipeline, bound)
                 log(f"[{tb}] {run}: raw text ({tokenizer} tokenizer, sentences at most "

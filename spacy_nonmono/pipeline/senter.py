@@ -140,6 +140,13 @@ def make_nonmono_senter(nlp: Language, name: str, model: Model, overwrite: bool,
                                      scorer=scorer, max_length=max_length)
 
 
+def takes_sentence_bound(nlp: Language, name: str = "senter") -> bool:
+    """Whether the pipeline has a senter `name` whose sentences
+    `bound_sentences` can bound: not a parser that decides sentences by its
+    trees (`init-config --senter break`)."""
+    return name in nlp.pipe_names and not getattr(nlp.get_pipe(name), "decides_sentences", False)
+
+
 def bound_sentences(nlp: Language, max_length: Optional[int] = DEFAULT_MAX_LENGTH,
                     name: str = "senter") -> Language:
     """Bound the sentences of the pipeline's senter `name` to `max_length`
@@ -155,6 +162,9 @@ def bound_sentences(nlp: Language, max_length: Optional[int] = DEFAULT_MAX_LENGT
         senter.max_length = max_length
         nlp.config["components"][name]["max_length"] = max_length
         return nlp
+    if getattr(senter, "decides_sentences", False):
+        raise ValueError(f"Component {name!r} is a parser whose trees decide the sentences; "
+                         "it takes no bound on their length.")
     if not isinstance(senter, SentenceRecognizer):
         raise ValueError(f"Component {name!r} is a {type(senter).__name__}, not a senter.")
     settings = {key: value for key, value in nlp.config["components"][name].items()
