@@ -320,14 +320,18 @@ class NonMonoParser(TrainablePipe):
         a window keeps its trees but the last, which may run on past the
         window, and the next window starts with that last tree's first word.
         A window that is one tree is kept whole (a sentence longer than the
-        window is cut). Returns the kept pieces as doc_parses windows, with
-        their heads and labels."""
+        window is cut). Each round reads the windows as docs of their own
+        (`Span.as_doc`, which keeps their slice of the doc's tensor), so that
+        a model's token table covers the window, not the whole doc again.
+        Returns the kept pieces as doc_parses windows, with their heads and
+        labels."""
         limit = self.max_sentence_length
         starts = {d: 0 for d in free}
         windows_out, heads_out, labels_out = [], [], []
         while starts:
             spans = [(d, s, min(len(docs[d]), s + limit)) for d, s in starts.items()]
-            parses = self._parse_spans(docs, spans)
+            parses = self._parse_spans([docs[d][s:e].as_doc() for d, s, e in spans],
+                                       [(k, 0, e - s) for k, (_, s, e) in enumerate(spans)])
             for (d, s, e), h, l in zip(spans, parses.heads, parses.labels):
                 keep = e - s
                 if e < len(docs[d]):
