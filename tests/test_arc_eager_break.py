@@ -15,6 +15,8 @@ documents (consecutive projective sentence trees):
   included, with a Break before every sentence but the first;
 - random move sequences end within 2n moves, never stuck;
 - the reference's fast search equals its plain search on documents.
+
+The three tests that search exhaustively are in the slow tier.
 """
 import random
 
@@ -98,6 +100,7 @@ def test_move_table():
 
 # ------------------------------------------------------------ the reference
 
+@pytest.mark.slow
 @settings(max_examples=scaled(10))
 @given(doc=documents(max_words=2), n_labels=st.integers(1, 3), seed=seeds)
 def test_reference_canonical_search_equals_full_search(doc, n_labels, seed):
@@ -106,6 +109,7 @@ def test_reference_canonical_search_equals_full_search(doc, n_labels, seed):
 
 # ------------------------------------------------------------ the oracles
 
+@pytest.mark.slow
 @settings(max_examples=scaled(60))
 @given(doc=documents(max_words=3), policy=walk_policies, seed=seeds)
 def test_dynamic_oracle_is_exact_on_random_walks(doc, policy, seed):
@@ -135,6 +139,7 @@ def test_zero_cost_moves_reach_predicted_loss(doc, policy, seed):
     assert final.loss() == actual_loss(final, gold_heads, gold_labels)
 
 
+@pytest.mark.slow
 def test_dynamic_oracle_exhaustive_small():
     """Every configuration reachable on small documents."""
     system = make_system()

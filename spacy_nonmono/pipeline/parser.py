@@ -304,8 +304,7 @@ class NonMonoParser(TrainablePipe):
             free_windows, free_heads, free_labels = self._parse_documents(docs, free)
             doc_windows, heads, labels = (doc_windows + free_windows, heads + free_heads,
                                           labels + free_labels)
-        return doc_parses(docs, doc_windows, heads, labels, self.labels,
-                          documents=self.decides_sentences)
+        return doc_parses(docs, doc_windows, heads, labels, self.labels, free=set(free))
 
     def _parse_spans(self, docs: List[Doc], spans):
         parses = self.decoder.predict(self.model, self.moves, docs, spans)

@@ -9,7 +9,7 @@ word k + 1 its head (1-based within the span, 0 = the span's root) and a
 label id (-1: none).
 """
 from collections import Counter
-from typing import Dict, Iterator, List, Optional, Sequence, Tuple
+from typing import Dict, Iterator, List, Optional, Sequence, Set, Tuple
 
 import numpy
 from spacy.pipeline import Sentencizer
@@ -199,7 +199,7 @@ def labelled_gold(trees, label_ids: Dict[str, int], problems: Counter):
 def doc_parses(docs: Sequence[Doc], doc_windows: Sequence[Tuple[int, Window]],
                heads: Sequence[numpy.ndarray], labels: Sequence[numpy.ndarray],
                label_names: Sequence[str],
-               documents: bool = False) -> List[Tuple[numpy.ndarray, List[str]]]:
+               free: Set[int] = frozenset()) -> List[Tuple[numpy.ndarray, List[str]]]:
     """Per doc, (heads, labels): the absolute index of each token's head
     (itself for a root) and label strings, from the decoder's trees over the
     windows. A sentence's windows are joined and the tree layer's root rule
@@ -208,13 +208,12 @@ def doc_parses(docs: Sequence[Doc], doc_windows: Sequence[Tuple[int, Window]],
     labelled ROOT; every other word attached to node 0 (a later window's
     root) is attached to it with the label "dep". No other word is labelled
     ROOT: a label ROOT on an arc (only in pipelines trained before this rule)
-    is written "dep". With `documents` (a system that decides sentences),
-    the trees of a doc whose sentences it decides (`decides_sentences`) are
-    kept as they are, one sentence per root: the sentences the parse
-    decides, which spaCy reads from the heads."""
+    is written "dep". The trees of the docs `free`, whose sentences a system
+    that decides them parsed (`decides_sentences`), are kept as they are,
+    one sentence per root: the sentences the parse decides, which spaCy
+    reads from the heads."""
     results = [(numpy.arange(len(doc), dtype="int64"), [ROOT_LABEL] * len(doc)) for doc in docs]
     names = [REPAIR_LABEL if label == ROOT_LABEL else label for label in label_names]
-    free = {d for d, doc in enumerate(docs) if documents and decides_sentences(doc)}
     # Per sentence, its windows' arcs in sentence positions (1-based, 0 = root).
     sentences: Dict[Tuple[int, int], Tuple[List[numpy.ndarray], List[numpy.ndarray]]] = {}
     for (d, (sent_start, start, end)), h, l in zip(doc_windows, heads, labels):
