@@ -24,6 +24,8 @@ MODULES = [
     "spacy_nonmono.systems.optimal_step",
     "spacy_nonmono.systems.arc_standard",
     "spacy_nonmono.models.scoring",
+    "spacy_nonmono.models.lstm_steps",
+    "spacy_nonmono.models.score_tables",
     "spacy_nonmono.decoders.state_batch",
     "spacy_nonmono.decoders.beam_search",
 ]

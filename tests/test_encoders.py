@@ -17,6 +17,8 @@ import sys
 import numpy
 import pytest
 import spacy
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from spacy.tokens import Doc, DocBin
 from spacy.training import Example
 from thinc.api import Adam, NumpyOps, set_dropout_rate
@@ -205,6 +207,44 @@ def test_forward_matches_thincs_kernel(depth, lengths):
     numpy.testing.assert_allclose(H_ours, H_kernel, atol=1e-6)
     for ours, kernel in zip(state_ours, state_kernel):
         numpy.testing.assert_allclose(ours, kernel, atol=1e-6)
+
+
+@settings(max_examples=40, deadline=None)
+@given(lengths=st.lists(st.integers(1, 9), min_size=1, max_size=7), depth=st.integers(1, 2),
+       width=st.sampled_from([6, 34]), scale=st.sampled_from([0.3, 3.0]),
+       seed=st.integers(0, 2**16))
+def test_c_steps_match_the_array_steps(lengths, depth, width, scale, seed):
+    """The C recurrence (float32: models/lstm_steps.pyx) against the array
+    version in float64, with initial states that are not zero (the rows that
+    start a sequence mid-step read them) and pre-activations up to
+    saturation (scale 3); widths of 3 and 17 units a direction, which the
+    vector loops do not divide."""
+    ops, params, H0, C0, X, _, steps, rng = packed_case(tuple(lengths), width=width,
+                                                        depth=depth, seed=seed)
+    params = (params * scale).astype("f")
+    H0 = rng.normal(size=H0.shape).astype("f")
+    C0 = rng.normal(size=C0.shape).astype("f")
+    H_c, state_c = lstm_forward(params, H0, C0, X, steps)
+    H_array, state_array = lstm_forward(*(a.astype("d") for a in (params, H0, C0, X)), steps)
+    assert H_c.dtype == numpy.float32
+    # float32 rounding grows with the pre-activations.
+    atol = 2e-5 if scale < 1 else 2e-4
+    numpy.testing.assert_allclose(H_c, H_array, atol=atol)
+    for c, array in zip(state_c, state_array):
+        numpy.testing.assert_allclose(c, array, atol=atol, rtol=1e-5)
+
+
+def test_c_steps_saturate_without_overflow():
+    """Pre-activations far past exp's float32 range (+-1e4) give the
+    saturated gates, as the array version does, not inf or nan."""
+    _, params, H0, C0, X, _, steps, _ = packed_case((5, 3, 3), width=8, depth=2)
+    X = (X * 1e4).astype("f")
+    H_c, (_, G_c, C_c, _) = lstm_forward(params, H0, C0, X, steps)
+    H_array, (_, G_array, C_array, _) = lstm_forward(*(a.astype("d") for a in (params, H0, C0, X)),
+                                                     steps)
+    assert numpy.isfinite(H_c).all() and numpy.isfinite(G_c).all()
+    numpy.testing.assert_allclose(G_c, G_array, atol=1e-5)
+    numpy.testing.assert_allclose(H_c, H_array, atol=1e-5)
 
 
 @pytest.mark.parametrize("depth,lengths", [(1, (3,)), (2, (5, 3, 3, 1))])

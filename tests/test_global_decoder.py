@@ -2,11 +2,14 @@
 its gradient (finite differences), training and parsing through the
 component for mh3, mh4 (both feature sets) and mst, serialization and
 pickling, and clear errors for settings it does not take."""
+import itertools
 import pickle
 
 import numpy
 import pytest
 import spacy
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from spacy.tokens import Doc
 
 from conftest import make_global_nlp, make_nlp, sample_docs, sample_examples, train, tree_ok
@@ -294,8 +297,30 @@ def test_triple_table_holds_the_ordered_triples_the_charts_read():
     ordered = numpy.zeros((m, m, m), dtype=bool)
     ordered[tuple(triples.T)] = True
     assert not table[:, ~ordered].any()
-    # Given some triples (a pruned chart's reads), those are scored the same.
+    # Given some triples (a pruned chart's reads), those are scored the same
+    # (by array operations: to float32 rounding of another summation order).
     some = triples[numpy.random.default_rng(0).random(len(triples)) < 0.3]
     partial = view.triple_table("reduce", rows, some)
     numpy.testing.assert_allclose(partial[:, some[:, 0], some[:, 1], some[:, 2]],
-                                  table[:, some[:, 0], some[:, 1], some[:, 2]], rtol=1e-6)
+                                  table[:, some[:, 0], some[:, 1], some[:, 2]],
+                                  rtol=1e-5, atol=1e-6)
+
+
+@settings(max_examples=60, deadline=None)
+@given(m=st.integers(0, 9), nH=st.sampled_from([1, 7, 8, 17, 100]), n_out=st.integers(1, 3),
+       seed=st.integers(0, 2**16))
+def test_c_triple_table_is_the_mlp_of_every_ordered_triple(m, nH, n_out, seed):
+    """models/score_tables.pyx against the MLP written out for each triple:
+    widths the 8-wide loops do not divide, empty and short sentences."""
+    from spacy_nonmono.models.score_tables import mlp_triple_table
+
+    rng = numpy.random.default_rng(seed)
+    A, B, C = (rng.normal(size=(m, nH)).astype("f") for _ in range(3))
+    b, c = rng.normal(size=nH).astype("f"), rng.normal(size=n_out).astype("f")
+    W = rng.normal(size=(n_out, nH)).astype("f")
+    table = mlp_triple_table(A, B, C, b, W, c)
+    expected = numpy.zeros((n_out, m, m, m), dtype="f")
+    for p1, p2, p3 in itertools.combinations(range(m), 3):
+        expected[:, p1, p2, p3] = W @ numpy.maximum(A[p1] + B[p2] + C[p3] + b, 0) + c
+    assert table.shape == expected.shape and table.dtype == numpy.float32
+    numpy.testing.assert_allclose(table, expected, rtol=1e-5, atol=1e-4)

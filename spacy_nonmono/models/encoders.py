@@ -45,8 +45,9 @@ With a shared `tok2vec` component, the inner block is instead::
 
 The LSTM is thinc's `LSTM(bi=True)` (no PyTorch): its parameters, their
 layout and initialization, and its computation; `lstm_forward` gives what
-thinc's compiled CPU kernel gives (checked in tests/test_encoders.py) at about
-twice its speed on CPU, with array operations that also run on CuPy. The
+thinc's compiled CPU kernel gives (checked in tests/test_encoders.py), faster:
+on the CPU its time steps run in C (models/lstm_steps.pyx), elsewhere as
+array operations that also run on CuPy. The
 backward pass cannot be thinc's: `NumpyOps.backprop_lstm` (thinc 8.3) gives
 wrong gradients -- its weight gradients start from the weights themselves
 instead of zeros, the first time step of each direction gets no gate
@@ -72,11 +73,16 @@ LSTM's rates.
 """
 from typing import Callable, List, NamedTuple, Optional, Tuple
 
+import numpy
 from spacy.tokens import Doc
 from spacy.util import registry
-from thinc.api import Model, chain, glorot_uniform_init, zero_init
+from thinc.api import Model, NumpyOps, chain, glorot_uniform_init, zero_init
 from thinc.layers.lstm import init as thinc_lstm_init
 from thinc.types import Floats1d, Floats2d
+
+from .lstm_steps import lstm_steps
+
+_HOST_OPS = NumpyOps()
 
 
 @registry.architectures("spacy_nonmono.BiLSTMEncoder.v1")
@@ -407,11 +413,42 @@ def _prev_rows(xp, Z, init, prev: int, n_prev: int, size: int):
     return out
 
 
+def _array_steps(xp, Gid, Yid, Cid, Wh, h0, c0, order, h_mask) -> None:
+    """The time steps of one layer and direction with array operations (any
+    xp, any float dtype), in place: what lstm_steps computes in C. `h_mask`:
+    None, or (n_sequences, nO), multiplied into the previous hidden state."""
+    nO = Yid.shape[1]
+    WhT = xp.ascontiguousarray(Wh.T)
+    for start, size, prev, n_prev in order:
+        h_prev = _prev_rows(xp, Yid, h0, prev, n_prev, size)
+        if h_mask is not None:
+            h_prev = h_prev * h_mask[:size]
+        c_prev = _prev_rows(xp, Cid, c0, prev, n_prev, size)
+        g = Gid[start : start + size]
+        g += h_prev @ WhT
+        sig = g[:, : 3 * nO]   # forget, input, output: sigmoid, in place
+        xp.clip(sig, -40.0, 40.0, out=sig)
+        xp.negative(sig, out=sig)
+        xp.exp(sig, out=sig)
+        sig += 1.0
+        xp.reciprocal(sig, out=sig)
+        hc = g[:, 3 * nO :]
+        xp.tanh(hc, out=hc)
+        c = Cid[start : start + size]
+        xp.multiply(g[:, :nO], c_prev, out=c)
+        c += g[:, nO : 2 * nO] * hc
+        y = Yid[start : start + size]
+        xp.tanh(c, out=y)
+        y *= g[:, 2 * nO : 3 * nO]
+
+
 def lstm_forward(params: Floats1d, H0, C0, X: Floats2d, steps: _Steps, masks=None,
                  h_masks=None):
-    """The LSTM's forward pass on packed data with array operations (any xp,
-    any float dtype): what thinc's LSTM computes (its compiled CPU kernel
-    gives the same to float32 precision, at about half the speed). `masks`:
+    """The LSTM's forward pass on packed data (any xp, any float dtype): what
+    thinc's LSTM computes (its compiled CPU kernel gives the same to float32
+    precision). In float32 on the CPU the products use thinc's BLAS and the
+    time steps run in C (models/lstm_steps.pyx) unless recurrent dropout is
+    on; otherwise the steps are array operations (`_array_steps`). `masks`:
     None, or one dropout mask per layer, multiplied into that layer's input;
     `h_masks`: None, or (depth, dirs, n_sequences, nO) dropout masks, one row
     per sequence (in packed order), multiplied into the previous hidden state
@@ -425,35 +462,24 @@ def lstm_forward(params: Floats1d, H0, C0, X: Floats2d, steps: _Steps, masks=Non
     Y = xp.zeros((depth, dirs, N, nO), dtype=dtype)
     G = xp.zeros((depth, dirs, N, nO * 4), dtype=dtype)
     C = xp.zeros((depth, dirs, N, nO), dtype=dtype)
+    # On the CPU in float32, thinc's BLAS (blis) for the products and C for
+    # the steps (models/lstm_steps.pyx).
+    host = xp is numpy and dtype == numpy.float32 and params.dtype == numpy.float32
     inputs = X
     for i, d, _, _, Wx, Wh, bias in _layer_params(params, depth, dirs, nO, X.shape[1]):
         if d == 0 and masks is not None:
             inputs = inputs * masks[i]
         Gid, Yid, Cid = G[i, d], Y[i, d], C[i, d]
-        xp.matmul(inputs, Wx.T, out=Gid)
+        if host:
+            _HOST_OPS.gemm(xp.ascontiguousarray(inputs), Wx, trans2=True, out=Gid)
+        else:
+            xp.matmul(inputs, Wx.T, out=Gid)
         Gid += bias
-        WhT = xp.ascontiguousarray(Wh.T)
-        for start, size, prev, n_prev in steps.order(d):
-            h_prev = _prev_rows(xp, Yid, H0[i, d], prev, n_prev, size)
-            if h_masks is not None:
-                h_prev = h_prev * h_masks[i, d, :size]
-            c_prev = _prev_rows(xp, Cid, C0[i, d], prev, n_prev, size)
-            g = Gid[start : start + size]
-            g += h_prev @ WhT
-            sig = g[:, : 3 * nO]   # forget, input, output: sigmoid, in place
-            xp.clip(sig, -40.0, 40.0, out=sig)
-            xp.negative(sig, out=sig)
-            xp.exp(sig, out=sig)
-            sig += 1.0
-            xp.reciprocal(sig, out=sig)
-            hc = g[:, 3 * nO :]
-            xp.tanh(hc, out=hc)
-            c = Cid[start : start + size]
-            xp.multiply(g[:, :nO], c_prev, out=c)
-            c += g[:, nO : 2 * nO] * hc
-            y = Yid[start : start + size]
-            xp.tanh(c, out=y)
-            y *= g[:, 2 * nO : 3 * nO]
+        if host and h_masks is None:
+            lstm_steps(_HOST_OPS, Gid, Yid, Cid, Wh, H0[i, d], C0[i, d], steps.order(d))
+        else:
+            _array_steps(xp, Gid, Yid, Cid, Wh, H0[i, d], C0[i, d], steps.order(d),
+                         None if h_masks is None else h_masks[i, d])
         if d == dirs - 1:
             inputs = xp.ascontiguousarray(Y[i].transpose((1, 0, 2)).reshape((N, dirs * nO)))
     return inputs, (Y, G, C, X)

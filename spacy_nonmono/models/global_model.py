@@ -47,6 +47,7 @@ from thinc.types import Floats2d
 # (encoders also registers the BiLSTM encoder of DEFAULT_CONFIG)
 from .encoders import check_rate, vector_dropout_mask
 from .parser_model import CNN_TOK2VEC_CONFIG
+from .score_tables import mlp_triple_table
 
 # The encoder of the global model: a two-layer BiLSTM on the greedy parsers'
 # CNN tok2vec (also what the workflow's "+bilstm" gives a greedy parser).
@@ -364,15 +365,11 @@ class ScorerView:
         entries stay zero."""
         p = self.params[scorer]
         A, B, C = (self._part(scorer, k, rows) for k in range(3))
+        if triples is None:     # the whole table, in C (models/score_tables.pyx)
+            return mlp_triple_table(A, B, C, p["b"], p["W"], p["c"])
         m = len(rows)
         out = numpy.zeros((m, m, m, p["W"].shape[0]), dtype=A.dtype)
         W_T = numpy.ascontiguousarray(p["W"].T)
-        if triples is None:
-            for second in range(1, m - 1):
-                hidden = (B[second] + C[second + 1:] + p["b"])[None] + A[:second, None]
-                numpy.maximum(hidden, 0, out=hidden)
-                out[:second, second, second + 1:] = hidden @ W_T + p["c"]
-            return numpy.moveaxis(out, -1, 0)
         # For each p2, the rectangle of the p1 and p3 that its triples use.
         order = numpy.argsort(triples[:, 1], kind="stable")
         triples = triples[order]

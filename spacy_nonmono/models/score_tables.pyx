@@ -1,0 +1,109 @@
+# cython: boundscheck=False, wraparound=False, cdivision=True, infer_types=True
+"""The global model's third-order score table in C, without the GIL.
+
+An MLP reduce scorer scores a triple (p1, p2, p3), p1 < p2 < p3, as
+W relu(A[p1] + B[p2] + C[p3] + b) + c. A sentence of m positions has about
+m³/6 of them; written with array operations this is one matrix product per
+p2, and a short sentence's table costs its Python calls more than its
+arithmetic (the table was a sixth of the full pipeline's time on Latin).
+Here each triple is one pass over the hidden units per output, in a loop
+the compiler vectorises. `ScorerView.triple_table` (global_model.py) calls
+it for the whole table; the array version stays for a pruned chart's few
+triples and the tests' reference.
+"""
+import numpy
+from thinc.api import NumpyOps
+from thinc.backends.cblas cimport CBlas, sgemm
+
+_HOST_OPS = NumpyOps()
+
+cdef extern from "vector_loops.h":
+    pass
+
+cdef extern from *:
+    """
+    /* h[k] = relu(ab[k] + c[k]) for k < n */
+    static inline NM_VECTORISE void relu_sum(float* NM_RESTRICT h,
+                                             const float* NM_RESTRICT ab,
+                                             const float* NM_RESTRICT c, int n) {
+        int k;
+        float v;
+        for (k = 0; k < n; k++) {
+            v = ab[k] + c[k];
+            h[k] = v > 0.0f ? v : 0.0f;
+        }
+    }
+    /* The hidden vectors of one p2's triples, p1 < p2 < p3 < m, row
+       p1 (m - p2 - 1) + (p3 - p2 - 1) of H: relu(A[p1] + B[p2] + C[p3] + b);
+       ab: scratch of nH floats. */
+    static NM_VECTORISE NM_CLONES void hidden_rows(
+            float* NM_RESTRICT H, const float* A, const float* B, const float* C,
+            const float* b, float* NM_RESTRICT ab, int m, int p2, int nH) {
+        int p1, p3, k;
+        long row = 0;
+        for (p1 = 0; p1 < p2; p1++) {
+            for (k = 0; k < nH; k++)
+                ab[k] = A[(long)p1 * nH + k] + B[(long)p2 * nH + k] + b[k];
+            for (p3 = p2 + 1; p3 < m; p3++, row++)
+                relu_sum(H + row * nH, ab, C + (long)p3 * nH, nH);
+        }
+    }
+    """
+    void hidden_rows(float* H, const float* A, const float* B, const float* C, const float* b,
+                     float* ab, int m, int p2, int nH) nogil
+
+
+cdef void fill_triples(CBlas cblas, float* out, const float* A, const float* B,
+                       const float* C, const float* b, const float* W, const float* c,
+                       float* H, float* S, float* ab, int m, int nH,
+                       int n_out) noexcept nogil:
+    # out: (n_out, m, m, m), zeros on entry. For each p2 the hidden vectors of
+    # its p2 (m - p2 - 1) triples (H), then one product S = W H^T, scattered.
+    cdef int p1, p2, p3, o, n_after, rows
+    cdef long mm = <long>m * m
+    cdef float* out_row
+    cdef const float* s_row
+    for p2 in range(1, m - 1):
+        n_after = m - p2 - 1
+        rows = p2 * n_after
+        hidden_rows(H, A, B, C, b, ab, m, p2, nH)
+        sgemm(cblas)(False, True, n_out, rows, nH, 1.0, W, nH, H, nH, 0.0, S, rows)
+        for o in range(n_out):
+            for p1 in range(p2):
+                out_row = &out[o * mm * m + p1 * mm + p2 * m + p2 + 1]
+                s_row = &S[o * rows + p1 * n_after]
+                for p3 in range(n_after):
+                    out_row[p3] = s_row[p3] + c[o]
+
+
+def mlp_triple_table(A, B, C, b, W, c):
+    """Scores of every (p1, p2, p3) triple with p1 < p2 < p3 under the MLP
+    scorer W relu(A[p1] + B[p2] + C[p3] + b) + c: (n_out, m, m, m) float32,
+    zeros elsewhere. A, B, C: (m, nH) the slots' parts; b: (nH,); W:
+    (n_out, nH); c: (n_out,)."""
+    cdef float[:, ::1] A_c = numpy.ascontiguousarray(A, dtype="f")
+    cdef float[:, ::1] B_c = numpy.ascontiguousarray(B, dtype="f")
+    cdef float[:, ::1] C_c = numpy.ascontiguousarray(C, dtype="f")
+    cdef float[::1] b_c = numpy.ascontiguousarray(b, dtype="f")
+    cdef float[:, ::1] W_c = numpy.ascontiguousarray(W, dtype="f")
+    cdef float[::1] c_c = numpy.ascontiguousarray(c, dtype="f")
+    cdef int m = A_c.shape[0]
+    cdef int nH = A_c.shape[1]
+    cdef int n_out = W_c.shape[0]
+    if B_c.shape[0] != m or C_c.shape[0] != m or B_c.shape[1] != nH or C_c.shape[1] != nH \
+            or b_c.shape[0] != nH or W_c.shape[1] != nH or c_c.shape[0] != n_out:
+        raise ValueError("mlp_triple_table: the parts, bias and weights do not fit one scorer.")
+    out = numpy.zeros((n_out, m, m, m), dtype="f")
+    if m < 3 or n_out == 0 or nH == 0:
+        return out
+    cdef float[:, :, :, ::1] out_c = out
+    # The most triples one p2 has: p2 (m - 1 - p2) at p2 = (m - 1) // 2.
+    cdef int most = ((m - 1) // 2) * (m - 1 - (m - 1) // 2)
+    cdef float[::1] H = numpy.empty(most * nH, dtype="f")
+    cdef float[::1] S = numpy.empty(most * n_out, dtype="f")
+    cdef float[::1] ab = numpy.empty(nH, dtype="f")
+    cdef CBlas cblas = _HOST_OPS.cblas()
+    with nogil:
+        fill_triples(cblas, &out_c[0, 0, 0, 0], &A_c[0, 0], &B_c[0, 0], &C_c[0, 0], &b_c[0],
+                     &W_c[0, 0], &c_c[0], &H[0], &S[0], &ab[0], m, nH, n_out)
+    return out
