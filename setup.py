@@ -26,6 +26,7 @@ MODULES = [
     "spacy_nonmono.models.scoring",
     "spacy_nonmono.models.lstm_steps",
     "spacy_nonmono.models.score_tables",
+    "spacy_nonmono.models.floret",
     "spacy_nonmono.decoders.state_batch",
     "spacy_nonmono.decoders.beam_search",
 ]

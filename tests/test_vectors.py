@@ -11,6 +11,8 @@ import io
 import numpy
 import pytest
 import spacy
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from spacy.ml.staticvectors import StaticVectors as SpacyStaticVectors
 from spacy.tokens import Doc
 from spacy.training.initialize import init_nlp
@@ -135,6 +137,28 @@ def test_floret_vectors_give_every_word_a_vector():
     added = with_vectors.predict(docs)[0] - plain.predict(docs)[0]
     assert numpy.all(numpy.abs(added).sum(axis=1) > 1e-4)
     assert not numpy.allclose(added[1], added[2])
+
+
+@settings(max_examples=60, deadline=None)
+@given(forms=st.lists(st.text(min_size=0, max_size=12), min_size=1, max_size=12),
+       minn=st.integers(1, 4), extra=st.integers(0, 3), hash_count=st.integers(1, 4),
+       seed=st.integers(0, 2**32 - 1), n_rows=st.sampled_from([1, 7, 64]))
+def test_floret_rows_in_c_are_spacys(forms, minn, extra, hash_count, seed, n_rows):
+    """models/floret.pyx gives what spaCy's Vectors.get_batch gives in
+    floret mode: any text (several bytes a character in UTF-8, the empty
+    form), any n-gram sizes, hash counts and seeds, repeated forms."""
+    from spacy_nonmono.models.floret import floret_vectors
+
+    vocab = Vocab()
+    rows = numpy.random.default_rng(seed % 97).normal(size=(n_rows, 5)).astype("f")
+    table = Vectors(strings=vocab.strings, mode="floret", data=rows, minn=minn,
+                    maxn=minn + extra, hash_count=hash_count, hash_seed=seed)
+    keys = numpy.array([vocab.strings.add(form) for form in forms + forms[:1]], dtype="uint64")
+    ours = floret_vectors(table, keys)
+    assert ours.shape == (len(keys), 5) and ours.dtype == numpy.float32
+    if sum(len(form) for form in forms):    # spaCy's get_batch of empty forms only: float64
+        numpy.testing.assert_allclose(ours, table.get_batch(keys), rtol=1e-5, atol=1e-6)
+    assert not ours[[not form for form in forms + forms[:1]]].any()
 
 
 def test_vectors_need_a_table_of_their_width(vectors_path):

@@ -60,6 +60,7 @@ from thinc.types import Floats2d
 from thinc.util import get_array_module
 
 from .encoders import BiLSTM, check_rate
+from .floret import floret_vectors
 
 # Hashed ids of the markers around a word's characters: past the last code
 # point, so no character shares them.
@@ -400,6 +401,8 @@ def token_vectors(docs: Sequence[Doc]):
     keys = numpy.concatenate([doc.to_array(attr) for doc in docs]).astype("uint64")
     xp = get_array_module(table.data)
     if table.mode == Mode.floret:
+        if xp is numpy:     # in C (models/floret.pyx): spaCy's get_batch, faster
+            return floret_vectors(table, keys)
         return table.get_batch(keys).astype("f", copy=False)
     # The rows on the host, from the table's key -> row dict (Vectors.find
     # would build them on the table's device, to be copied back).
