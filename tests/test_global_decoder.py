@@ -324,3 +324,20 @@ def test_c_triple_table_is_the_mlp_of_every_ordered_triple(m, nH, n_out, seed):
         expected[:, p1, p2, p3] = W @ numpy.maximum(A[p1] + B[p2] + C[p3] + b, 0) + c
     assert table.shape == expected.shape and table.dtype == numpy.float32
     numpy.testing.assert_allclose(table, expected, rtol=1e-5, atol=1e-4)
+
+
+@settings(max_examples=40, deadline=None)
+@given(m=st.integers(0, 9), nH=st.sampled_from([1, 7, 8, 17, 100]), n_out=st.integers(1, 3),
+       seed=st.integers(0, 2**16))
+def test_c_pair_table_is_the_mlp_of_every_pair(m, nH, n_out, seed):
+    """models/score_tables.pyx's pair table against the MLP written out."""
+    from spacy_nonmono.models.score_tables import mlp_pair_table
+
+    rng = numpy.random.default_rng(seed)
+    A, B = (rng.normal(size=(m, nH)).astype("f") for _ in range(2))
+    b, c = rng.normal(size=nH).astype("f"), rng.normal(size=n_out).astype("f")
+    W = rng.normal(size=(n_out, nH)).astype("f")
+    expected = numpy.maximum(A[:, None, :] + B[None, :, :] + b, 0) @ W.T + c
+    table = mlp_pair_table(A, B, b, W, c)
+    assert table.shape == (m, m, n_out) and table.dtype == numpy.float32
+    numpy.testing.assert_allclose(table, expected, rtol=1e-5, atol=1e-4)

@@ -47,7 +47,7 @@ from thinc.types import Floats2d
 # (encoders also registers the BiLSTM encoder of DEFAULT_CONFIG)
 from .encoders import check_rate, vector_dropout_mask
 from .parser_model import CNN_TOK2VEC_CONFIG
-from .score_tables import mlp_triple_table
+from .score_tables import mlp_pair_table, mlp_triple_table
 
 # The encoder of the global model: a two-layer BiLSTM on the greedy parsers'
 # CNN tok2vec (also what the workflow's "+bilstm" gives a greedy parser).
@@ -226,10 +226,7 @@ class MLPScorer:
 
     @staticmethod
     def pair_table(p: dict, A: numpy.ndarray, B: numpy.ndarray) -> numpy.ndarray:
-        hidden = A[:, None, :] + B[None, :, :]
-        hidden += p["b"]
-        numpy.maximum(hidden, 0, out=hidden)
-        return hidden @ p["W"].T + p["c"]
+        return mlp_pair_table(A, B, p["b"], p["W"], p["c"])    # models/score_tables.pyx
 
     @staticmethod
     def scores(p: dict, slots: List[numpy.ndarray]):

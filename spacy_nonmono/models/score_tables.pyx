@@ -1,15 +1,16 @@
 # cython: boundscheck=False, wraparound=False, cdivision=True, infer_types=True
-"""The global model's third-order score table in C, without the GIL.
+"""The global model's MLP score tables in C, without the GIL.
 
-An MLP reduce scorer scores a triple (p1, p2, p3), p1 < p2 < p3, as
-W relu(A[p1] + B[p2] + C[p3] + b) + c. A sentence of m positions has about
-m³/6 of them; written with array operations this is one matrix product per
-p2, and a short sentence's table costs its Python calls more than its
-arithmetic (the table was a sixth of the full pipeline's time on Latin).
-Here each triple is one pass over the hidden units per output, in a loop
-the compiler vectorises. `ScorerView.triple_table` (global_model.py) calls
-it for the whole table; the array version stays for a pruned chart's few
-triples and the tests' reference.
+An MLP scorer scores a pair (p1, p2) as W relu(A[p1] + B[p2] + b) + c, and
+the reduce scorer a triple (p1, p2, p3), p1 < p2 < p3, as
+W relu(A[p1] + B[p2] + C[p3] + b) + c: m² pairs and about m³/6 triples in a
+sentence of m positions. Written with array operations, a short sentence's
+tables cost their Python calls and temporaries more than their arithmetic
+(the reduce table alone was a sixth of the full pipeline's time on Latin).
+Here the hidden vectors of one p1 (pairs) or one p2 (triples) are made in a
+loop the compiler vectorises, then scored by one BLAS product.
+`ScorerView` (global_model.py) calls these for whole tables; the array
+version stays for a pruned chart's few triples.
 """
 import numpy
 from thinc.api import NumpyOps
@@ -48,7 +49,20 @@ cdef extern from *:
                 relu_sum(H + row * nH, ab, C + (long)p3 * nH, nH);
         }
     }
+    /* The hidden vectors of p1's pairs: row p2 of H is
+       relu(A[p1] + B[p2] + b) for p2 < m; ab: scratch of nH floats. */
+    static NM_VECTORISE NM_CLONES void pair_hidden_rows(
+            float* NM_RESTRICT H, const float* A, const float* B, const float* b,
+            float* NM_RESTRICT ab, int m, int p1, int nH) {
+        int p2, k;
+        for (k = 0; k < nH; k++)
+            ab[k] = A[(long)p1 * nH + k] + b[k];
+        for (p2 = 0; p2 < m; p2++)
+            relu_sum(H + (long)p2 * nH, ab, B + (long)p2 * nH, nH);
+    }
     """
+    void pair_hidden_rows(float* H, const float* A, const float* B, const float* b, float* ab,
+                          int m, int p1, int nH) nogil
     void hidden_rows(float* H, const float* A, const float* B, const float* C, const float* b,
                      float* ab, int m, int p2, int nH) nogil
 
@@ -106,4 +120,37 @@ def mlp_triple_table(A, B, C, b, W, c):
     with nogil:
         fill_triples(cblas, &out_c[0, 0, 0, 0], &A_c[0, 0], &B_c[0, 0], &C_c[0, 0], &b_c[0],
                      &W_c[0, 0], &c_c[0], &H[0], &S[0], &ab[0], m, nH, n_out)
+    return out
+
+
+def mlp_pair_table(A, B, b, W, c):
+    """Scores of every (p1, p2) pair under the MLP scorer
+    W relu(A[p1] + B[p2] + b) + c: (m, m, n_out) float32. A, B: (m, nH)
+    the slots' parts; b: (nH,); W: (n_out, nH); c: (n_out,)."""
+    cdef float[:, ::1] A_c = numpy.ascontiguousarray(A, dtype="f")
+    cdef float[:, ::1] B_c = numpy.ascontiguousarray(B, dtype="f")
+    cdef float[::1] b_c = numpy.ascontiguousarray(b, dtype="f")
+    cdef float[:, ::1] W_c = numpy.ascontiguousarray(W, dtype="f")
+    cdef float[::1] c_c = numpy.ascontiguousarray(c, dtype="f")
+    cdef int m = A_c.shape[0]
+    cdef int nH = A_c.shape[1]
+    cdef int n_out = W_c.shape[0]
+    if B_c.shape[0] != m or B_c.shape[1] != nH or b_c.shape[0] != nH \
+            or W_c.shape[1] != nH or c_c.shape[0] != n_out:
+        raise ValueError("mlp_pair_table: the parts, bias and weights do not fit one scorer.")
+    out = numpy.empty((m, m, n_out), dtype="f")
+    out[...] = c_c
+    if m == 0 or n_out == 0 or nH == 0:
+        return out
+    cdef float[:, :, ::1] out_c = out
+    cdef float[::1] H = numpy.empty(m * nH, dtype="f")
+    cdef float[::1] ab = numpy.empty(nH, dtype="f")
+    cdef CBlas cblas = _HOST_OPS.cblas()
+    cdef int p1
+    with nogil:
+        for p1 in range(m):
+            pair_hidden_rows(&H[0], &A_c[0, 0], &B_c[0, 0], &b_c[0], &ab[0], m, p1, nH)
+            # out[p1] = H @ W.T + c (c already there)
+            sgemm(cblas)(False, True, m, n_out, nH, 1.0, &H[0], nH, &W_c[0, 0], nH, 1.0,
+                         &out_c[p1, 0, 0], n_out)
     return out
