@@ -562,6 +562,7 @@ def test_dynamic_oracle_exhaustive_small(name):
 
 # ----------------------------------------- dynamic oracle, non-projective trees
 
+@pytest.mark.slow   # a report of how far from exact, and long; the exact checks stay fast
 @pytest.mark.parametrize("name", SYSTEMS)
 def test_dynamic_oracle_on_non_projective_trees(name):
     """Non-projective gold trees: how far the oracle is from exact. Counts

@@ -627,7 +627,13 @@ def test_static_vectors_on_the_device_are_the_hosts(device, mode):
         results.append((ops.to_numpy(Y), ops.to_numpy(layer.get_grad("W")),
                         ops.to_numpy(layer.get_param("W"))))
     (Y_host, dW_host, _), (Y_device, dW_device, _) = results
-    assert numpy.array_equal(Y_host, Y_device) and numpy.array_equal(dW_host, dW_device)
+    if mode == "floret":
+        # The host computes floret rows in C (models/floret.pyx), the device
+        # with spaCy's get_batch: the same means, to float32 rounding.
+        numpy.testing.assert_allclose(Y_host, Y_device, rtol=1e-5, atol=1e-6)
+        numpy.testing.assert_allclose(dW_host, dW_device, rtol=1e-5, atol=1e-6)
+    else:
+        assert numpy.array_equal(Y_host, Y_device) and numpy.array_equal(dW_host, dW_device)
     # The words the plain table lacks read zeros; floret gives every word a vector.
     assert (numpy.abs(Y_host).sum(axis=1) > 0).tolist() == \
         ([True, True, False, True, True, False] if mode == "default" else [True] * 6)

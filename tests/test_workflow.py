@@ -681,9 +681,10 @@ def test_full_pipeline_ablations_take_one_ingredient_out(tmp_path):
         assert overrides == {} and path == str((tmp_path / f"{name}.cfg").resolve())
         return flat(Config().from_disk(path, interpolate=False))
 
+    fulls = {parser: read(f"{parser}+full") for parser in ("covington_nm", "mh4+global")}
     for variant, settings in FULL_VARIANTS.items():
         parser = "covington_nm" if variant in GREEDY_MODEL_VARIANTS else "mh4+global"
-        full = read(f"{parser}+full")
+        full = fulls[parser]
         ablated = read(f"{parser}+full+{variant}")
         changed = {k for k in set(full) | set(ablated)
                    if full.get(k, "absent") != ablated.get(k, "absent")}
@@ -756,6 +757,7 @@ def test_train_speed_command(tmp_path):
     assert bad.returncode == 2 and "projectivize must be 'none'" in bad.stderr
 
 
+@pytest.mark.slow   # trains a full pipeline twice
 def test_gpu_check_command(tmp_path):
     """gpu-check trains and parses a full pipeline twice from one seed (here
     both on the CPU, --gpu-id -1) and reports both; without a GPU, --gpu-id 0
