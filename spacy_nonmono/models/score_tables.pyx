@@ -14,8 +14,11 @@ version stays for a pruned chart's few triples.
 """
 import numpy
 from thinc.api import NumpyOps
+
+cimport numpy as cnp
 from thinc.backends.cblas cimport CBlas, sgemm
 
+cnp.import_array()
 _HOST_OPS = NumpyOps()
 
 cdef extern from "vector_loops.h":
@@ -90,23 +93,47 @@ cdef void fill_triples(CBlas cblas, float* out, const float* A, const float* B,
                     out_row[p3] = s_row[p3] + c[o]
 
 
+cdef struct Scorer:
+    # An MLP scorer's arrays: the slots' parts (m, nH) each (C: NULL for a
+    # pair scorer), b (nH,), W (n_out, nH), c (n_out,).
+    const float* A
+    const float* B
+    const float* C
+    const float* b
+    const float* W
+    const float* c
+    int m, nH, n_out
+
+
+cdef Scorer scorer_arrays(str name, tuple parts, b, W, c, list keep) except *:
+    """The scorer's arrays as C-contiguous float32 (kept alive in `keep`),
+    checked to fit one MLP scorer."""
+    cdef Scorer out
+    parts = tuple(numpy.ascontiguousarray(x, dtype="f") for x in parts)
+    b, W, c = (numpy.ascontiguousarray(x, dtype="f") for x in (b, W, c))
+    keep.extend((*parts, b, W, c))
+    m, nH = parts[0].shape
+    if any(x.shape != (m, nH) for x in parts) or b.shape != (nH,) or W.ndim != 2 \
+            or W.shape[1] != nH or c.shape != (W.shape[0],):
+        raise ValueError(f"{name}: the parts, bias and weights do not fit one scorer.")
+    out.m, out.nH, out.n_out = m, nH, W.shape[0]
+    out.A = <const float*>cnp.PyArray_DATA(parts[0])
+    out.B = <const float*>cnp.PyArray_DATA(parts[1])
+    out.C = <const float*>cnp.PyArray_DATA(parts[2]) if len(parts) == 3 else NULL
+    out.b = <const float*>cnp.PyArray_DATA(b)
+    out.W = <const float*>cnp.PyArray_DATA(W)
+    out.c = <const float*>cnp.PyArray_DATA(c)
+    return out
+
+
 def mlp_triple_table(A, B, C, b, W, c):
     """Scores of every (p1, p2, p3) triple with p1 < p2 < p3 under the MLP
     scorer W relu(A[p1] + B[p2] + C[p3] + b) + c: (n_out, m, m, m) float32,
     zeros elsewhere. A, B, C: (m, nH) the slots' parts; b: (nH,); W:
     (n_out, nH); c: (n_out,)."""
-    cdef float[:, ::1] A_c = numpy.ascontiguousarray(A, dtype="f")
-    cdef float[:, ::1] B_c = numpy.ascontiguousarray(B, dtype="f")
-    cdef float[:, ::1] C_c = numpy.ascontiguousarray(C, dtype="f")
-    cdef float[::1] b_c = numpy.ascontiguousarray(b, dtype="f")
-    cdef float[:, ::1] W_c = numpy.ascontiguousarray(W, dtype="f")
-    cdef float[::1] c_c = numpy.ascontiguousarray(c, dtype="f")
-    cdef int m = A_c.shape[0]
-    cdef int nH = A_c.shape[1]
-    cdef int n_out = W_c.shape[0]
-    if B_c.shape[0] != m or C_c.shape[0] != m or B_c.shape[1] != nH or C_c.shape[1] != nH \
-            or b_c.shape[0] != nH or W_c.shape[1] != nH or c_c.shape[0] != n_out:
-        raise ValueError("mlp_triple_table: the parts, bias and weights do not fit one scorer.")
+    keep = []
+    cdef Scorer sc = scorer_arrays("mlp_triple_table", (A, B, C), b, W, c, keep)
+    cdef int m = sc.m, nH = sc.nH, n_out = sc.n_out
     out = numpy.zeros((n_out, m, m, m), dtype="f")
     if m < 3 or n_out == 0 or nH == 0:
         return out
@@ -118,8 +145,8 @@ def mlp_triple_table(A, B, C, b, W, c):
     cdef float[::1] ab = numpy.empty(nH, dtype="f")
     cdef CBlas cblas = _HOST_OPS.cblas()
     with nogil:
-        fill_triples(cblas, &out_c[0, 0, 0, 0], &A_c[0, 0], &B_c[0, 0], &C_c[0, 0], &b_c[0],
-                     &W_c[0, 0], &c_c[0], &H[0], &S[0], &ab[0], m, nH, n_out)
+        fill_triples(cblas, &out_c[0, 0, 0, 0], sc.A, sc.B, sc.C, sc.b, sc.W, sc.c, &H[0],
+                     &S[0], &ab[0], m, nH, n_out)
     return out
 
 
@@ -127,19 +154,11 @@ def mlp_pair_table(A, B, b, W, c):
     """Scores of every (p1, p2) pair under the MLP scorer
     W relu(A[p1] + B[p2] + b) + c: (m, m, n_out) float32. A, B: (m, nH)
     the slots' parts; b: (nH,); W: (n_out, nH); c: (n_out,)."""
-    cdef float[:, ::1] A_c = numpy.ascontiguousarray(A, dtype="f")
-    cdef float[:, ::1] B_c = numpy.ascontiguousarray(B, dtype="f")
-    cdef float[::1] b_c = numpy.ascontiguousarray(b, dtype="f")
-    cdef float[:, ::1] W_c = numpy.ascontiguousarray(W, dtype="f")
-    cdef float[::1] c_c = numpy.ascontiguousarray(c, dtype="f")
-    cdef int m = A_c.shape[0]
-    cdef int nH = A_c.shape[1]
-    cdef int n_out = W_c.shape[0]
-    if B_c.shape[0] != m or B_c.shape[1] != nH or b_c.shape[0] != nH \
-            or W_c.shape[1] != nH or c_c.shape[0] != n_out:
-        raise ValueError("mlp_pair_table: the parts, bias and weights do not fit one scorer.")
+    keep = []
+    cdef Scorer sc = scorer_arrays("mlp_pair_table", (A, B), b, W, c, keep)
+    cdef int m = sc.m, nH = sc.nH, n_out = sc.n_out
     out = numpy.empty((m, m, n_out), dtype="f")
-    out[...] = c_c
+    out[...] = c
     if m == 0 or n_out == 0 or nH == 0:
         return out
     cdef float[:, :, ::1] out_c = out
@@ -149,8 +168,8 @@ def mlp_pair_table(A, B, b, W, c):
     cdef int p1
     with nogil:
         for p1 in range(m):
-            pair_hidden_rows(&H[0], &A_c[0, 0], &B_c[0, 0], &b_c[0], &ab[0], m, p1, nH)
+            pair_hidden_rows(&H[0], sc.A, sc.B, sc.b, &ab[0], m, p1, nH)
             # out[p1] = H @ W.T + c (c already there)
-            sgemm(cblas)(False, True, m, n_out, nH, 1.0, &H[0], nH, &W_c[0, 0], nH, 1.0,
+            sgemm(cblas)(False, True, m, n_out, nH, 1.0, &H[0], nH, sc.W, nH, 1.0,
                          &out_c[p1, 0, 0], n_out)
     return out
