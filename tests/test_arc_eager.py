@@ -103,6 +103,7 @@ def ud_gold(heads, deprels):
 
 # ------------------------------------------------------------ the reference
 
+@pytest.mark.slow   # an exact-loss search at every step, for every system
 @settings(max_examples=scaled(25))
 @given(tree=projective_trees())
 def test_reference_static_oracle_and_initial_loss(tree):

@@ -1,7 +1,7 @@
 # cython: boundscheck=False, wraparound=False, cdivision=True, infer_types=True
 """Floret vectors of word forms in C: what spaCy's `Vectors.get_batch`
 gives in floret mode, without its Python loop over each form's character
-n-grams (a tenth of the full pipeline's time on Latin).
+n-grams.
 
 A form's vector is the mean of the table rows of its hashed n-grams: the
 form between `bow` and `eow`, and each of its n-grams of minn to maxn

@@ -6,7 +6,7 @@ the reduce scorer a triple (p1, p2, p3), p1 < p2 < p3, as
 W relu(A[p1] + B[p2] + C[p3] + b) + c: m² pairs and about m³/6 triples in a
 sentence of m positions. Written with array operations, a short sentence's
 tables cost their Python calls and temporaries more than their arithmetic
-(the reduce table alone was a sixth of the full pipeline's time on Latin).
+(see docs/results/pruning, "The encoder's steps and the score tables in C").
 Here the hidden vectors of one p1 (pairs) or one p2 (triples) are made in a
 loop the compiler vectorises, then scored by one BLAS product.
 `ScorerView` (global_model.py) calls these for whole tables; the array
