@@ -18,9 +18,11 @@ package's spec:
   arc gets label -1 (never a gold label);
 - ``arc_eager_break``: ``arc_eager`` over a document (several sentences),
   plus Break ("B"), valid when the stack and the buffer are not empty: it
-  pops the whole stack. Every word left without a head is the root of its
-  sentence, so ``finish`` gives every headless word the head 0, and the gold
-  tree is a forest, one tree per sentence over consecutive words.
+  closes the sentence before b0 and pops the whole stack. The stack's first
+  headless word (in word order) becomes that sentence's root (head 0), every
+  other headless stack word is attached to it with label -1, as ``finish``
+  does for the last sentence; the gold tree is a forest, one tree per
+  sentence over consecutive words.
 
 Words are 1..n; there is no dummy root node. A configuration is an immutable
 ``Config``: the stack (bottom..top), the buffer (front..back), heads and
@@ -36,7 +38,8 @@ and for arc_eager_break 2+2L = Break "B".
 
 ``finish``: the first headless word in word order becomes the root (head 0,
 label unchanged); every other headless word is attached to it with label -1
-(arc_eager_break: every headless word gets the head 0).
+(in arc_eager_break the words of the sentences Break closed all have heads,
+so this closes the last sentence).
 The loss of a final configuration is the number of words whose (head, label)
 after ``finish`` differs from the gold one. ``exact_loss`` is the minimum of
 that loss over every final configuration reachable from a configuration,
@@ -211,6 +214,15 @@ class System:
             labels = _set(labels, s0, label)
             return Config(stack[:-1], buffer, heads, labels, shifted)
         if kind == "B":
+            root = None
+            for w in stack:                       # bottom..top: word order
+                if heads[w] == -1:
+                    if root is None:
+                        root = w
+                        heads = _set(heads, w, 0)
+                    else:
+                        heads = _set(heads, w, root)
+                        labels = _set(labels, w, -1)
             return Config((), buffer, heads, labels, shifted)
         # "D"
         s0 = stack[-1]
@@ -264,10 +276,10 @@ class System:
     # -- the tree -------------------------------------------------------------
 
     def finish(self, c: Config):
-        return finish(c, documents=self.breaks)
+        return finish(c)
 
     def config_loss(self, c: Config, gold_heads, gold_labels) -> int:
-        return config_loss(c, gold_heads, gold_labels, documents=self.breaks)
+        return config_loss(c, gold_heads, gold_labels)
 
     # -- context -------------------------------------------------------------
 
@@ -308,17 +320,16 @@ def _set(values: Tuple[int, ...], k: int, v: int) -> Tuple[int, ...]:
 
 # --------------------------------------------------------------------- finish
 
-def finish(c: Config, documents: bool = False):
+def finish(c: Config):
     """(heads, labels) for words 1..n after the system's finish: the first
     headless word becomes the root (head 0, label unchanged), every other
-    headless word is attached to it with label -1; with `documents`
-    (arc_eager_break) every headless word gets the head 0."""
+    headless word is attached to it with label -1."""
     heads = list(c.heads[1:])
     labels = list(c.labels[1:])
     root = None
     for k in range(len(heads)):
         if heads[k] == -1:
-            if root is None or documents:
+            if root is None:
                 root = k + 1
                 heads[k] = 0
             else:
@@ -339,9 +350,9 @@ def final_loss(heads: Sequence[int], labels: Sequence[int], gold_heads, gold_lab
                if not (h == gh and label_matches(l, gl)))
 
 
-def config_loss(c: Config, gold_heads, gold_labels, documents: bool = False) -> int:
+def config_loss(c: Config, gold_heads, gold_labels) -> int:
     """Loss of the tree `finish` makes of c (c final or not)."""
-    heads, labels = finish(c, documents)
+    heads, labels = finish(c)
     return final_loss(heads, labels, gold_heads, gold_labels)
 
 
@@ -363,7 +374,7 @@ def _labels_to_try(head: int, dep: int, gh, gl, n_labels: int):
     return [l for l in (good, bad) if l is not None]
 
 
-def _canonical(c: Config, gh, gl, documents: bool = False):
+def _canonical(c: Config, gh, gl):
     """(offset, key): c with every fact the future cannot depend on erased.
 
     - An arc into a word on the stack is kept as the gold arc when correct,
@@ -372,9 +383,8 @@ def _canonical(c: Config, gh, gl, documents: bool = False):
     - A word that is neither on the stack nor in the buffer is reduced: it
       has a head (only Reduce and Left-Arc remove words, and both leave a
       headed word) that no move will ever change, so it is written as
-      correct and counted in `offset` when it is not. (In arc_eager_break a
-      word Break popped without a head is a root: correct when its gold
-      head is 0.)
+      correct and counted in `offset` when it is not (arc_eager_break's
+      Break gives every word it pops a head, 0 for a sentence's root).
     - `shifted` is read only for b0 and grows only by Shift and Unshift, so
       only its buffer words and headless stack words (those Unshift may put
       back in the buffer) are kept.
@@ -386,9 +396,7 @@ def _canonical(c: Config, gh, gl, documents: bool = False):
     for k in range(1, len(heads)):
         correct = heads[k] == gh[k] and label_matches(labels[k], gl[k])
         if k not in in_play:
-            if heads[k] == -1:
-                assert documents, ("reduced word without a head", c)
-                correct = gh[k] == 0
+            assert heads[k] != -1, ("reduced word without a head", c)
             offset += not correct
             heads[k], labels[k] = gh[k], gl[k]
         elif heads[k] != -1:
@@ -458,7 +466,7 @@ def exact_loss(system: System, c: Config, gold_heads, gold_labels,
         else:
             best = None
             for nxt in successors(key):
-                offset, nkey = _canonical(nxt, gh, gl, system.breaks)
+                offset, nkey = _canonical(nxt, gh, gl)
                 v = offset + search(nkey, depth + 1)
                 if best is None or v < best:
                     best = v
@@ -467,7 +475,7 @@ def exact_loss(system: System, c: Config, gold_heads, gold_labels,
         memo[key] = value
         return value
 
-    offset, key = _canonical(c, gh, gl, system.breaks)
+    offset, key = _canonical(c, gh, gl)
     return offset + search(key, 0)
 
 

@@ -218,15 +218,17 @@ def check_invariants(state):
     assert not set(stack) & set(buffer), (stack, buffer)
     assert all(1 <= k <= n for k in stack + buffer)
     assert stack + buffer == sorted(stack + buffer), (stack, buffer)
+    closed = state.system.decides_sentences
     for k, h in enumerate(heads, start=1):
-        assert -1 <= h <= n and h not in (0, k), heads
-        if state.system.name == "arc_eager_nm2013" and h != -1:
+        # arc_eager_break: a sentence Break closed has a root (head 0) and
+        # may have words attached to it with label -1.
+        assert -1 <= h <= n and h != k and (h != 0 or closed), heads
+        if (state.system.name == "arc_eager_nm2013" or closed) and h != -1:
             # Reduce's arc from s1 has no label without model scores.
             assert labels[k - 1] >= -1, labels
         else:
             assert (h == -1) == (labels[k - 1] == -1), (heads, labels)
-        if k not in stack and k not in buffer and not state.system.decides_sentences:
-            # (arc_eager_break: Break pops headless words, sentences' roots.)
+        if k not in stack and k not in buffer:
             assert h != -1, ("reduced word without a head", k, stack, buffer, heads)
     assert all(heads[k - 1] == -1 for k in buffer), (buffer, heads)
     assert not stack or heads[stack[0] - 1] == -1, (stack, heads)

@@ -7,7 +7,8 @@ documents (consecutive projective sentence trees):
 - validity, transitions, `finish`, the context agree with the reference at
   every step of random and partly random walks; after every move the
   parse is a forest whose trees each cover consecutive words (the
-  sentences), keeping the arcs built;
+  sentences), keeping the arcs built; Break alone decides the sentences
+  (one root for the words it pops);
 - the dynamic oracle is exact: its loss is the exact loss and every move's
   cost is the exact loss difference, Break included; following zero-cost
   moves ends with the predicted loss;
@@ -95,7 +96,28 @@ def test_move_table():
     state.apply(0)
     assert system.move_name(state.valid_moves()[-1]) == "B"
     state.apply(system.n_moves - 1)
-    assert state.stack == [] and state.buffer == [2] and state.heads == [-1, -1]
+    assert state.stack == [] and state.buffer == [2] and state.heads == [0, -1]
+
+
+def test_break_closes_one_sentence_under_its_first_headless_word():
+    """Shift 1, 2, 3 without arcs, Break, Shift 4: Break makes 1 the root
+    of the sentence 1-3 and attaches 2 and 3 to it (label -1), so words the
+    parser left unattached do not start sentences; finish does the same for
+    the last sentence. Against the gold 1 <- 2 -> 3 | 4, the sentence
+    boundary is right, the root of the first sentence is lost."""
+    heads, labels = document([([2, 0, 2], [0, 0, 1]), ([0], [0])])
+    system = make_system()
+    state = system.new_state(heads, labels)
+    brk = system.n_moves - 1
+    for _ in range(3):
+        state.apply(0)
+    state.apply(brk)
+    assert state.heads == [0, 1, 1, -1] and state.labels[1:3] == [-1, -1]
+    state.apply(0)
+    tree_heads, tree_labels = state.finish()
+    assert list(tree_heads) == [0, 1, 1, 0]
+    assert sentence_spans(list(tree_heads)) == [(0, 3), (3, 4)]
+    assert state.loss() == 3      # 2 is not the root; 1 <- 2 and 2 -> 3 lost
 
 
 # ------------------------------------------------------------ the reference

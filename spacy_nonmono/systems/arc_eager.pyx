@@ -26,13 +26,16 @@ Variants:
                      S1 with the Right-Arc label that scored best when S0 was
                      shifted (noted at Shift; -1 without model scores).
   arc_eager_break    arc_eager over a document (several sentences), plus
-                     Break (kind B): pop the whole stack, when the stack and
-                     the buffer are not empty. Every word left headless is a
-                     sentence's root; as no arc passes over a headless word,
-                     each root's tree covers consecutive words, so the parse
-                     decides the sentences. Break makes the decision
-                     explicit: after it, B0 and the words before it are in
-                     different sentences.
+                     Break (kind B): close the sentence before B0 and pop the
+                     whole stack, when the stack and the buffer are not
+                     empty. Break alone decides the sentences: the stack's
+                     first headless word becomes the closed sentence's root
+                     and every other headless stack word is attached to it
+                     (label -1), as `finish` does for the last sentence. A
+                     word the parser failed to attach so stays in its
+                     sentence instead of starting one; as no arc passes over
+                     a headless word, the words Break pops and their trees
+                     cover consecutive words.
   In the three non-monotonic variants the run ends with an empty buffer and
   one word on the stack. Two rules of ours keep every configuration live and the run
   within 4n moves: Shift is always allowed on an empty stack, and Unshift
@@ -43,7 +46,7 @@ Variants:
 
 `finish` makes the first headless word in word order the root and attaches
 any other headless word to it (label -1, written "dep"); in arc_eager_break
-it makes every headless word a root (head 0).
+it does so among the words no Break has closed (the last sentence).
 
 Oracles. The loss of a configuration counts the gold arcs (the root's
 included: the gold root must end headless and first) that no move sequence
@@ -54,8 +57,9 @@ replaces a head; two stack words can still be joined when the upper one has
 no head; in arc_eager_nm2013, a headless stack word can still be attached to
 the word right below it, by Reduce, correctly labelled if its noted label is
 the gold one). In arc_eager_break the gold tree is a document's forest (one
-tree per sentence, each over consecutive words) and a gold root must only
-end headless; words Break popped without a head are roots, out of play. A
+tree per sentence, each over consecutive words); a gold root on the stack is
+lost above a headless word (Break will close both into one sentence, the
+lower one its root), and one Break closed is correct when it became a root. A
 move's cost is the loss increase it causes. For
 arc_eager_unshift and arc_eager_nm2013, ties are broken toward fewer
 non-monotonic moves (section 2.2): when a monotonic move keeps both the non-monotonic and the monotonic
@@ -134,10 +138,15 @@ cdef int arc_eager_loss(const StateC* s, const GoldC* gold, int variant, int* sc
             # the monotonic system a headless word below it on the stack
             # stays headless; in arc_eager_nm2013 it must be the stack's
             # bottom word (everything above gets a head). In arc_eager_break
-            # every headless word is a sentence's root: headless is enough.
-            if s.heads[d] != -1:
+            # the same holds within a sentence (the stack since the last
+            # Break), and a Break that closed d's sentence made it its root
+            # (head 0) or attached it.
+            if s.heads[d] == 0 and variant == DOCUMENTS:
+                pass
+            elif s.heads[d] != -1:
                 loss += 1
-            elif variant == MONOTONIC and where[d] >= 0 and headless_below[where[d]] > 0:
+            elif ((variant == MONOTONIC or variant == DOCUMENTS) and where[d] >= 0
+                    and headless_below[where[d]] > 0):
                 loss += 1
             elif variant == NM2013 and where[d] > 0:
                 loss += 1
@@ -148,7 +157,20 @@ cdef int arc_eager_loss(const StateC* s, const GoldC* gold, int variant, int* sc
     return loss
 
 
-cdef inline void pop_all(StateC* s) noexcept nogil:
+cdef inline void close_sentence(StateC* s) noexcept nogil:
+    """Break: the stack's first headless word (bottom up is word order)
+    becomes the sentence's root, every other headless one is attached to it
+    with label -1; then the stack is popped."""
+    cdef int k, w, root = -1
+    for k in range(stack_depth(s)):
+        w = stack_at(s, k)
+        if s.heads[w] == -1:
+            if root == -1:
+                root = w
+                s.heads[w] = 0
+            else:
+                s.heads[w] = root
+                s.labels[w] = -1
     while stack_depth(s) > 0:
         pop(s)
 
@@ -247,9 +269,8 @@ cdef class ArcEager(TransitionSystem):
             s.labels[b0] = self.c_moves[move].label
             push(s)
         else:
-            # Break: nothing on the stack takes another dependent; its
-            # headless words are the roots of the sentences before B0.
-            pop_all(s)
+            # Break: nothing on the stack takes another dependent.
+            close_sentence(s)
 
     cdef void apply_scored(self, StateC* s, int move, const float* scores) noexcept nogil:
         cdef int m, best = -1
@@ -367,15 +388,21 @@ cdef class ArcEager(TransitionSystem):
         set_stack_buffer_context(s, ids)
 
     cdef void finish(self, StateC* s) noexcept nogil:
-        cdef int k
+        cdef int k, root
         if self.variant != DOCUMENTS:
             TransitionSystem.finish(self, s)
             return
-        # Every headless word is the root of its sentence (a forest whose
-        # trees cover consecutive words: arcs never pass over a headless word).
+        # The sentences Break closed have their roots (head 0); the headless
+        # words left form the last sentence, under the first of them.
+        root = -1
         for k in range(1, s.n + 1):
             if s.heads[k] == -1:
-                s.heads[k] = 0
+                if root == -1:
+                    root = k
+                    s.heads[k] = 0
+                else:
+                    s.heads[k] = root
+                    s.labels[k] = -1
 
 
 cdef class ArcEagerTree(ArcEager):
