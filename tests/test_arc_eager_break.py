@@ -10,8 +10,9 @@ documents (consecutive projective sentence trees):
   sentences), keeping the arcs built; Break alone decides the sentences
   (one root for the words it pops);
 - the dynamic oracle is exact: its loss is the exact loss and every move's
-  cost is the exact loss difference, Break included; following zero-cost
-  moves ends with the predicted loss;
+  loss is the exact loss difference, Break included; following zero-cost
+  moves ends with the predicted loss; its targets break exactly at the gold
+  boundaries (the tie-break among moves that lose nothing);
 - the static oracle rebuilds every gold document, sentence boundaries
   included, with a Break before every sentence but the first;
 - random move sequences end within 2n moves, never stuck;
@@ -192,6 +193,42 @@ def test_break_costs_the_arcs_it_cuts():
     state.apply(system.move_id("L", "l1"))
     state.apply(0)                                 # Shift 4
     assert state.costs()[brk] == 1                 # 4 -> 5 lost
+
+
+@settings(max_examples=scaled(60))
+@given(doc=documents(max_sentences=4, max_words=6), explore=st.sampled_from([0.0, 0.3, 1.0]),
+       seed=seeds)
+def test_targets_break_exactly_at_gold_boundaries(doc, explore, seed):
+    """The dynamic oracle's targets (`costs`, the tie-break over `losses`):
+    a non-empty subset of the moves that lose nothing, in every
+    configuration of walks that take a random move with probability
+    `explore`; where B0 starts a gold sentence Break is the only target,
+    elsewhere it is one only when no other move loses nothing. Following the
+    targets alone rebuilds the document, a Break before every sentence but
+    the first."""
+    gold_heads, gold_labels = doc
+    starts = {start + 1 for start, _ in sentence_spans(gold_heads)}
+    rng = random.Random(seed)
+    system = make_system()
+    brk = system.n_moves - 1
+    state = system.new_state(gold_heads, gold_labels)
+    breaks = 0
+    while not state.is_final():
+        valid = state.valid_moves()
+        losses, costs = state.losses(), state.costs()
+        free = [m for m in valid if losses[m] == 0]
+        targets = [m for m in valid if costs[m] == 0]
+        assert targets and set(targets) <= set(free), (state.stack, state.buffer, losses, costs)
+        if brk in valid and state.buffer[0] in starts:
+            assert targets == [brk], (state.stack, state.buffer, costs)
+        elif brk in targets:
+            assert free == [brk], (state.stack, state.buffer, losses)
+        move = rng.choice(valid) if rng.random() < explore else rng.choice(targets)
+        breaks += move == brk
+        state.apply(move)
+    if explore == 0.0:
+        assert state.loss() == 0 and breaks == len(starts) - 1
+        assert list(state.finish()[0]) == gold_heads
 
 
 @settings(max_examples=scaled(60))

@@ -24,3 +24,5 @@ cdef class ArcEager(TransitionSystem):
     cdef int variant
     cdef int loss_variant
     cdef bint is_valid_move(self, const StateC* s, int move) noexcept nogil
+    cdef void break_at_boundaries(self, const StateC* s, const GoldC* gold,
+                                  const int* is_valid, float* costs) noexcept nogil

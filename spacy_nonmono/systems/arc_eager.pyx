@@ -65,7 +65,10 @@ arc_eager_unshift and arc_eager_nm2013, ties are broken toward fewer
 non-monotonic moves (section 2.2): when a monotonic move keeps both the non-monotonic and the monotonic
 loss, a repair (Unshift or a Reduce of a headless word, or a Left-Arc replacing a
 head) and a move that keeps
-only the non-monotonic loss (it would need a repair later) cost 1. The static oracle builds a projective gold tree: Left-Arc, Right-Arc,
+only the non-monotonic loss (it would need a repair later) cost 1. In
+arc_eager_break, where B0 starts a gold sentence Break is the only target,
+and elsewhere Break is not one while another move costs 0
+(`break_at_boundaries`). The static oracle builds a projective gold tree: Left-Arc, Right-Arc,
 Reduce when B0 is linked to a word below S0, else (arc_eager_break) Break
 when no gold arc joins the words before B0 to the rest, else Shift.
 """
@@ -304,6 +307,9 @@ cdef class ArcEager(TransitionSystem):
         cdef int[MAX_KINDS] mono_delta
         cdef bint monotonic_optimum = False
         cdef int* state_scratch = scratch + 2 * (s.n + 1)
+        if self.variant == DOCUMENTS:
+            self.break_at_boundaries(s, gold, is_valid, costs)
+            return
         if self.variant != UNSHIFT and self.variant != NM2013:
             return
         # The tie-break of the non-monotonic variants: where a zero-cost move
@@ -323,6 +329,30 @@ cdef class ArcEager(TransitionSystem):
             if (is_valid[m] and costs[m] == 0
                     and (mono_delta[kind] > 0 or is_repair(s, kind))):
                 costs[m] = 1.0
+
+    cdef void break_at_boundaries(self, const StateC* s, const GoldC* gold,
+                                  const int* is_valid, float* costs) noexcept nogil:
+        """arc_eager_break's tie-break: where B0 starts a gold sentence,
+        Break (which then costs nothing) is the only target; elsewhere Break
+        is not a target while another move costs nothing. The loss counts
+        arcs only, so it would let the parser Shift a next sentence's first
+        word that is not its root and Break later, or Break inside a
+        sentence whose arcs across the cut are already lost; both put a
+        boundary where the gold has none."""
+        cdef int m, brk = self.move_of(BREAK, -1)
+        cdef bint other = False
+        if not is_valid[brk] or costs[brk] != 0:
+            return
+        if not crosses(gold, B(s, 0)):
+            for m in range(self.n_moves):
+                if m != brk and is_valid[m] and costs[m] == 0:
+                    costs[m] = 1.0
+            return
+        for m in range(self.n_moves):
+            if m != brk and is_valid[m] and costs[m] == 0:
+                other = True
+        if other:
+            costs[brk] = 1.0
 
     cdef int static_move(self, const StateC* s, const GoldC* gold) noexcept nogil:
         cdef int s0 = S(s, 0), b0 = B(s, 0), k, w, m
