@@ -164,18 +164,25 @@ cdef inline void close_sentence(StateC* s) noexcept nogil:
     """Break: the stack's first headless word (bottom up is word order)
     becomes the sentence's root, every other headless one is attached to it
     with label -1; then the stack is popped."""
-    cdef int k, w, root = -1
+    cdef int k, root = -1
     for k in range(stack_depth(s)):
-        w = stack_at(s, k)
-        if s.heads[w] == -1:
-            if root == -1:
-                root = w
-                s.heads[w] = 0
-            else:
-                s.heads[w] = root
-                s.labels[w] = -1
+        join_sentence(s, stack_at(s, k), &root)
     while stack_depth(s) > 0:
         pop(s)
+
+
+cdef inline void join_sentence(StateC* s, int w, int* root) noexcept nogil:
+    """The sentence rule, word by word in word order: a headless w becomes
+    the root (head 0) if the sentence has none yet, else is attached to it
+    with label -1."""
+    if s.heads[w] != -1:
+        return
+    if root[0] == -1:
+        root[0] = w
+        s.heads[w] = 0
+    else:
+        s.heads[w] = root[0]
+        s.labels[w] = -1
 
 
 cdef bint crosses(const GoldC* gold, int b) noexcept nogil:
@@ -426,13 +433,7 @@ cdef class ArcEager(TransitionSystem):
         # words left form the last sentence, under the first of them.
         root = -1
         for k in range(1, s.n + 1):
-            if s.heads[k] == -1:
-                if root == -1:
-                    root = k
-                    s.heads[k] = 0
-                else:
-                    s.heads[k] = root
-                    s.labels[k] = -1
+            join_sentence(s, k, &root)
 
 
 cdef class ArcEagerTree(ArcEager):
