@@ -214,16 +214,9 @@ class System:
             labels = _set(labels, s0, label)
             return Config(stack[:-1], buffer, heads, labels, shifted)
         if kind == "B":
-            root = None
-            for w in stack:                       # bottom..top: word order
-                if heads[w] == -1:
-                    if root is None:
-                        root = w
-                        heads = _set(heads, w, 0)
-                    else:
-                        heads = _set(heads, w, root)
-                        labels = _set(labels, w, -1)
-            return Config((), buffer, heads, labels, shifted)
+            heads, labels = list(heads), list(labels)
+            close_sentence(heads, labels, stack)  # bottom..top: word order
+            return Config((), buffer, tuple(heads), tuple(labels), shifted)
         # "D"
         s0 = stack[-1]
         if heads[s0] != -1:                       # Reduce
@@ -320,22 +313,27 @@ def _set(values: Tuple[int, ...], k: int, v: int) -> Tuple[int, ...]:
 
 # --------------------------------------------------------------------- finish
 
-def finish(c: Config):
-    """(heads, labels) for words 1..n after the system's finish: the first
-    headless word becomes the root (head 0, label unchanged), every other
-    headless word is attached to it with label -1."""
-    heads = list(c.heads[1:])
-    labels = list(c.labels[1:])
+def close_sentence(heads, labels, words) -> None:
+    """In place, on heads and labels indexed by word: the first headless
+    word of `words` (in word order) becomes the root (head 0, label
+    unchanged), every other headless one is attached to it with label -1."""
     root = None
-    for k in range(len(heads)):
-        if heads[k] == -1:
+    for w in words:
+        if heads[w] == -1:
             if root is None:
-                root = k + 1
-                heads[k] = 0
+                root = w
+                heads[w] = 0
             else:
-                heads[k] = root
-                labels[k] = -1
-    return heads, labels
+                heads[w] = root
+                labels[w] = -1
+
+
+def finish(c: Config):
+    """(heads, labels) for words 1..n after the system's finish: the
+    sentence rule (`close_sentence`) over every word."""
+    heads, labels = list(c.heads), list(c.labels)
+    close_sentence(heads, labels, range(1, len(heads)))
+    return heads[1:], labels[1:]
 
 
 def label_matches(label: int, gold_label: int) -> bool:

@@ -347,18 +347,16 @@ cdef class ArcEager(TransitionSystem):
         sentence whose arcs across the cut are already lost; both put a
         boundary where the gold has none."""
         cdef int m, brk = self.move_of(BREAK, -1)
-        cdef bint other = False
+        cdef bint boundary, other = False
         if not is_valid[brk] or costs[brk] != 0:
             return
-        if not crosses(gold, B(s, 0)):
-            for m in range(self.n_moves):
-                if m != brk and is_valid[m] and costs[m] == 0:
-                    costs[m] = 1.0
-            return
+        boundary = not crosses(gold, B(s, 0))
         for m in range(self.n_moves):
             if m != brk and is_valid[m] and costs[m] == 0:
                 other = True
-        if other:
+                if boundary:
+                    costs[m] = 1.0
+        if other and not boundary:
             costs[brk] = 1.0
 
     cdef int static_move(self, const StateC* s, const GoldC* gold) noexcept nogil:
